@@ -1,0 +1,1072 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The harness: main() of every test.  The parent process parses options,
+ * forks one child per case (own process group, hard timeout), and prints
+ * TAP from what the child left in shared memory.  The child connects to the
+ * target, makes its scratch directory, runs the case and removes the scratch
+ * directory again.  If the child dies or hangs, the parent kills its group
+ * and sweeps the scratch directory from a fresh child of its own.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+struct dt_shared *dt_shared;
+double dt_op_timeout;
+
+static pthread_mutex_t diag_lock = PTHREAD_MUTEX_INITIALIZER;
+
+struct options {
+	const char *target;
+	const char *cases;		/* comma separated, NULL = all */
+	const char *tags;		/* comma separated, NULL = any */
+	const char *xfail;		/* expected-failure list file */
+	const char *hang_op;
+	int threads;
+	double duration;
+	long iterations;
+	uint64_t seed;
+	int timeout;
+	double op_timeout;
+	int host;
+	bool list, quiet;
+};
+
+/* ---- small helpers ----------------------------------------------------- */
+
+uint64_t dt_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t dt_realtime_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Rotating thread-local buffers so several dt_fmt() fit in one call. */
+const char *dt_fmt(const char *fmt, ...)
+{
+	static __thread char bufs[4][512];
+	static __thread unsigned next;
+	char *b = bufs[next++ % 4];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(b, sizeof(bufs[0]), fmt, ap);
+	va_end(ap);
+	return b;
+}
+
+static const struct {
+	int err;
+	const char *name;
+} errnames[] = {
+	{ EPERM, "EPERM" }, { ENOENT, "ENOENT" }, { EIO, "EIO" },
+	{ EBADF, "EBADF" }, { EAGAIN, "EAGAIN" }, { ENOMEM, "ENOMEM" },
+	{ EACCES, "EACCES" }, { EBUSY, "EBUSY" }, { EEXIST, "EEXIST" },
+	{ EXDEV, "EXDEV" }, { ENOTDIR, "ENOTDIR" }, { EISDIR, "EISDIR" },
+	{ EINVAL, "EINVAL" }, { ENOSPC, "ENOSPC" }, { EROFS, "EROFS" },
+	{ EMLINK, "EMLINK" }, { ENAMETOOLONG, "ENAMETOOLONG" },
+	{ ENOTEMPTY, "ENOTEMPTY" }, { ELOOP, "ELOOP" }, { ESTALE, "ESTALE" },
+	{ ETIMEDOUT, "ETIMEDOUT" }, { ECONNREFUSED, "ECONNREFUSED" },
+	{ ENOTSUP, "ENOTSUP" }, { EHOSTUNREACH, "EHOSTUNREACH" },
+	{ ECONNRESET, "ECONNRESET" }, { EFAULT, "EFAULT" },
+	{ ENOTCONN, "ENOTCONN" }, { EINTR, "EINTR" },
+};
+
+const char *dt_strerr(int negerr)
+{
+	int e = negerr < 0 ? -negerr : negerr;
+
+	if (e == 0)
+		return "0";
+	for (size_t i = 0; i < sizeof(errnames) / sizeof(errnames[0]); i++)
+		if (errnames[i].err == e)
+			return errnames[i].name;
+	return dt_fmt("errno %d (%s)", e, strerror(e));
+}
+
+/* ---- diagnostics (case child) ----------------------------------------- */
+
+void dt_diag_append(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!dt_shared)
+		return;
+	pthread_mutex_lock(&diag_lock);
+	size_t room = DT_DIAG_MAX - dt_shared->diag_len;
+	if (room > 1) {
+		va_start(ap, fmt);
+		int n = vsnprintf(dt_shared->diag + dt_shared->diag_len, room,
+				  fmt, ap);
+		va_end(ap);
+		if (n > 0)
+			dt_shared->diag_len += (size_t)n < room ? (size_t)n
+								: room - 1;
+	}
+	pthread_mutex_unlock(&diag_lock);
+}
+
+/* YAML-quote s into a static-per-thread buffer (double quotes, escapes). */
+static const char *yq(const char *s)
+{
+	static __thread char b[4][1100];
+	static __thread unsigned next;
+	char *o = b[next++ % 4], *p = o;
+	char *end = o + sizeof(b[0]) - 8;
+
+	*p++ = '"';
+	for (; s && *s && p < end; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\') {
+			*p++ = '\\';
+			*p++ = (char)c;
+		} else if (c < 0x20) {
+			p += sprintf(p, "\\x%02x", c);
+		} else {
+			*p++ = (char)c;
+		}
+	}
+	*p++ = '"';
+	*p = 0;
+	return o;
+}
+
+void dt_diag_block(const char *key, const char *text)
+{
+	const char *line = text;
+
+	dt_diag_append("  %s: |\n", key);
+	while (line && *line) {
+		const char *nl = strchr(line, '\n');
+		int len = nl ? (int)(nl - line) : (int)strlen(line);
+
+		dt_diag_append("    %.*s\n", len, line);
+		line = nl ? nl + 1 : NULL;
+	}
+}
+
+void dt_diag(struct dt_run *r, const char *key, const char *fmt, ...)
+{
+	char val[1024];
+	va_list ap;
+
+	(void)r;
+	va_start(ap, fmt);
+	vsnprintf(val, sizeof(val), fmt, ap);
+	va_end(ap);
+	dt_diag_append("  %s: %s\n", key, yq(val));
+}
+
+static void set_outcome(int outcome)
+{
+	/* FAIL dominates BROKEN dominates SKIP dominates PASS */
+	static const int rank[] = { [DT_PASS] = 0, [DT_SKIP] = 1,
+				    [DT_BROKEN] = 2, [DT_FAIL] = 3 };
+
+	if (rank[outcome] > rank[dt_shared->outcome])
+		dt_shared->outcome = outcome;
+}
+
+void dt_fail_at(struct dt_run *r, const char *file, int line, const char *op,
+		const char *expected, const char *observed, const char *fmt,
+		...)
+{
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+
+	pthread_mutex_lock(&diag_lock);
+	int nth = ++dt_shared->failures;
+	set_outcome(DT_FAIL);
+	pthread_mutex_unlock(&diag_lock);
+	__atomic_add_fetch(&r->failures, 1, __ATOMIC_RELAXED);
+	/* a broken system can fail a million times: keep the first few */
+	if (nth > 10) {
+		if (nth == 11)
+			dt_diag_append("  more_failures: true\n");
+		return;
+	}
+	if (nth == 1)
+		dt_diag_append("  failures:\n");
+	dt_diag_append("    - at: %s:%d\n", file, line);
+	dt_diag_append("      op: %s\n", yq(op));
+	dt_diag_append("      expected: %s\n", yq(expected));
+	dt_diag_append("      observed: %s\n", yq(observed));
+	dt_diag_append("      message: %s\n", yq(msg));
+}
+
+void dt_fail_verdict_at(struct dt_run *r, const char *file, int line,
+			const char *oracle, const struct dt_verdict *v)
+{
+	if (!v->violations)
+		return;
+	dt_fail_at(r, file, line, oracle, v->expected, v->observed,
+		   "%s (%d violation%s, first at event %zu)", v->what,
+		   v->violations, v->violations == 1 ? "" : "s", v->event);
+}
+
+void dt_case_exit(int outcome)
+{
+	if (dt_shared)
+		set_outcome(outcome);
+	fflush(stdout);
+	fflush(stderr);
+	_exit(dt_shared ? dt_shared->outcome : outcome);
+}
+
+void dt_broken_at(struct dt_run *r, const char *file, int line,
+		  const char *fmt, ...)
+{
+	va_list ap;
+
+	(void)r;
+	va_start(ap, fmt);
+	vsnprintf(dt_shared->reason, sizeof(dt_shared->reason), fmt, ap);
+	va_end(ap);
+	dt_diag_append("  broken_at: %s:%d\n", file, line);
+	dt_case_exit(DT_BROKEN);
+}
+
+void dt_skip(struct dt_run *r, const char *fmt, ...)
+{
+	va_list ap;
+
+	(void)r;
+	va_start(ap, fmt);
+	vsnprintf(dt_shared->reason, sizeof(dt_shared->reason), fmt, ap);
+	va_end(ap);
+	dt_case_exit(DT_SKIP);
+}
+
+/* scratch + "/" + formatted name; an over-long path is a test bug */
+static void vpath(struct dt_run *r, char *b, size_t len, const char *fmt,
+		  va_list ap)
+{
+	int n = snprintf(b, len, "%s/", r->scratch);
+
+	if (n < 0 || (size_t)n >= len ||
+	    (size_t)vsnprintf(b + n, len - (size_t)n, fmt, ap) >=
+		    len - (size_t)n)
+		dt_broken(r, "path under %s too long", r->scratch);
+}
+
+const char *dt_path(struct dt_run *r, const char *fmt, ...)
+{
+	static __thread char bufs[4][DT_PATH_MAX];
+	static __thread unsigned next;
+	char *b = bufs[next++ % 4];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vpath(r, b, DT_PATH_MAX, fmt, ap);
+	va_end(ap);
+	return b;
+}
+
+void dt_pathbuf(struct dt_run *r, char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vpath(r, buf, len, fmt, ap);
+	va_end(ap);
+}
+
+/* ---- kernel stacks as hang evidence ------------------------------------ */
+
+static void read_small(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = -1;
+
+	if (fd >= 0) {
+		n = read(fd, buf, len - 1);
+		close(fd);
+	}
+	buf[n > 0 ? n : 0] = 0;
+	if (n <= 0)
+		snprintf(buf, len, "(unreadable: %s)", strerror(errno));
+}
+
+void dt_collect_stacks(pid_t pid, pid_t only_tid, char *buf, size_t len)
+{
+	char path[96], task[64], comm[64], wchan[128], stack[2048];
+	size_t used = 0;
+	char dirpath[64];
+
+	buf[0] = 0;
+	snprintf(dirpath, sizeof(dirpath), "/proc/%d/task", pid);
+	/* opendir via the libc would be simpler, but keep allocation-free */
+	int dfd = open(dirpath, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0) {
+		snprintf(buf, len, "(no %s: %s)", dirpath, strerror(errno));
+		return;
+	}
+	char dents[8192];
+	long n;
+	while ((n = syscall(SYS_getdents64, dfd, dents, sizeof(dents))) > 0) {
+		for (long off = 0; off < n;) {
+			struct {
+				uint64_t ino;
+				int64_t off;
+				unsigned short reclen;
+				unsigned char type;
+				char name[];
+			} *d = (void *)(dents + off);
+			off += d->reclen;
+			if (d->name[0] == '.')
+				continue;
+			if (only_tid && atoi(d->name) != only_tid)
+				continue;
+			snprintf(task, sizeof(task), "/proc/%d/task/%s", pid,
+				 d->name);
+			snprintf(path, sizeof(path), "%s/comm", task);
+			read_small(path, comm, sizeof(comm));
+			comm[strcspn(comm, "\n")] = 0;
+			snprintf(path, sizeof(path), "%s/wchan", task);
+			read_small(path, wchan, sizeof(wchan));
+			snprintf(path, sizeof(path), "%s/stack", task);
+			read_small(path, stack, sizeof(stack));
+			if (used < len)
+				used += snprintf(buf + used, len - used,
+						 "task %s (%s) wchan=%s\n%s",
+						 d->name, comm, wchan, stack);
+		}
+	}
+	close(dfd);
+}
+
+/* ---- scratch directories ---------------------------------------------- */
+
+int dt_remove_tree(const struct dt_backend_ops *ops, struct dt_conn *c,
+		   const char *path)
+{
+	struct dt_dirlist l = { 0 };
+	struct dt_stat st;
+	int rc = ops->lookup(c, path, &st);
+
+	if (rc < 0)
+		return rc == -ENOENT ? 0 : rc;
+	if (!S_ISDIR(st.mode)) {
+		rc = ops->unlink(c, path);
+		return rc == -ENOENT ? 0 : rc;
+	}
+	rc = ops->readdir(c, path, &l);
+	for (size_t i = 0; rc >= 0 && i < l.n; i++) {
+		char child[DT_PATH_MAX];
+
+		if ((size_t)snprintf(child, sizeof(child), "%s/%s", path,
+				     l.ent[i].name) >= sizeof(child)) {
+			rc = -ENAMETOOLONG;
+			break;
+		}
+		rc = dt_remove_tree(ops, c, child);
+	}
+	dt_dirlist_free(&l);
+	if (rc < 0)
+		return rc;
+	rc = ops->rmdir(c, path);
+	return rc == -ENOENT ? 0 : rc;
+}
+
+static char hostname_buf[64];
+
+static const char *short_hostname(void)
+{
+	if (!hostname_buf[0]) {
+		gethostname(hostname_buf, sizeof(hostname_buf) - 1);
+		/* the scratch name is split on '.', keep the host part */
+		hostname_buf[strcspn(hostname_buf, ".")] = 0;
+		if (!hostname_buf[0])
+			strcpy(hostname_buf, "host");
+	}
+	return hostname_buf;
+}
+
+/*
+ * Sweep what dead runs of this host left: scratch dirs are named
+ * dentrace.<host>.<pid>.<test>.<case>; one whose pid no longer runs is
+ * removed.  Only names with our prefix at the target root are touched.
+ */
+static void sweep_dead_scratch(const struct dt_target *t, struct dt_conn *c)
+{
+	struct dt_dirlist l = { 0 };
+	const char *host = short_hostname();
+	size_t hl = strlen(host), pl = strlen(DT_SCRATCH_PREFIX);
+
+	if (t->ops->readdir(c, "", &l) < 0)
+		return;
+	for (size_t i = 0; i < l.n; i++) {
+		const char *n = l.ent[i].name;
+
+		if (strncmp(n, DT_SCRATCH_PREFIX, pl) ||
+		    strncmp(n + pl, host, hl) || n[pl + hl] != '.')
+			continue;
+		pid_t pid = (pid_t)atol(n + pl + hl + 1);
+		if (pid <= 0 || (kill(pid, 0) < 0 && errno == ESRCH)) {
+			int rc = dt_remove_tree(t->ops, c, n);
+
+			printf("# swept leftover scratch %s%s\n", n,
+			       rc < 0 ? " (failed)" : "");
+		}
+	}
+	dt_dirlist_free(&l);
+}
+
+/* A target must be marked before dentrace writes to it. */
+static int check_target_marker(const struct dt_target *t, struct dt_conn *c)
+{
+	struct dt_stat st;
+
+	return t->ops->lookup(c, DT_TARGET_MARKER, &st);
+}
+
+/* ---- running one case in a child --------------------------------------- */
+
+extern void dt_workers_init_run(struct dt_run *r);	/* workers.c */
+extern void dt_workers_fini_run(struct dt_run *r);
+extern const char *dt_hang_op;
+
+static void case_child(const struct dt_test *t, const struct dt_case *c,
+		       const struct dt_target *tgt, const struct options *o)
+{
+	struct dt_run r = {
+		.test = t, .tcase = c, .target = tgt,
+		.threads = o->threads ? o->threads : t->threads,
+		.duration = o->duration > 0 ? o->duration : t->duration,
+		.iterations = o->iterations ? o->iterations : DT_DEFAULT_ITERATIONS,
+		.seed = o->seed, .host = o->host, .hang_op = o->hang_op,
+	};
+	int rc;
+
+	if (r.threads <= 0)
+		r.threads = 4;
+	if (r.duration <= 0)
+		r.duration = 2;
+	dt_hang_op = o->hang_op;
+	if (o->hang_op && !strcmp(o->hang_op, "case")) {
+		/* debug knob: hang outside any op to prove the hard timeout */
+		for (;;)
+			pause();
+	}
+	if ((t->needs & DT_NEED_POSIX) && tgt->ops != &dt_posix_ops)
+		dt_skip(&r, "needs a POSIX path target (got %s)", tgt->label);
+	if ((t->needs & (DT_NEED_LINK | DT_NEED_OPEN)) && !tgt->ops->link)
+		dt_skip(&r, "backend %s lacks link/open", tgt->ops->name);
+
+	rc = tgt->ops->connect(tgt, &r.conn);
+	if (rc < 0)
+		dt_broken(&r, "connect to %s: %s", tgt->spec, dt_strerr(rc));
+	snprintf(r.scratch, sizeof(r.scratch), DT_SCRATCH_PREFIX "%s.%d.%s.%s",
+		 short_hostname(), (int)getpid(), t->name, c->name);
+	dt_diag(&r, "scratch", "%s", r.scratch);
+	rc = tgt->ops->mkdir(r.conn, r.scratch);
+	if (rc < 0)
+		dt_broken(&r, "mkdir scratch %s on %s: %s", r.scratch,
+			  tgt->spec, dt_strerr(rc));
+	dt_workers_init_run(&r);
+	if (t->setup)
+		t->setup(&r);
+	c->run(&r);
+	if (t->cleanup)
+		t->cleanup(&r);
+	rc = dt_remove_tree(tgt->ops, r.conn, r.scratch);
+	if (rc < 0)
+		dt_broken(&r, "remove scratch %s: %s", r.scratch,
+			  dt_strerr(rc));
+	dt_workers_fini_run(&r);
+	dt_history_free(&r.hist);
+	tgt->ops->disconnect(r.conn);
+	dt_case_exit(DT_PASS);
+}
+
+static int pidfd_open_(pid_t pid)
+{
+	return (int)syscall(SYS_pidfd_open, pid, 0);
+}
+
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+	interrupted = sig;
+}
+
+/*
+ * Wait for pid until deadline (monotonic ns).  Returns its wait status, or
+ * -ETIMEDOUT, or -EINTR when we were told to stop.
+ */
+static int wait_deadline(pid_t pid, uint64_t deadline)
+{
+	int pfd = pidfd_open_(pid), status;
+
+	for (;;) {
+		pid_t w = waitpid(pid, &status, WNOHANG);
+
+		if (w == pid) {
+			if (pfd >= 0)
+				close(pfd);
+			return status;
+		}
+		if (interrupted) {
+			if (pfd >= 0)
+				close(pfd);
+			return -EINTR;
+		}
+		uint64_t now = dt_now_ns();
+		if (now >= deadline) {
+			if (pfd >= 0)
+				close(pfd);
+			return -ETIMEDOUT;
+		}
+		int ms = (int)((deadline - now) / 1000000) + 1;
+		if (pfd >= 0) {
+			struct pollfd p = { .fd = pfd, .events = POLLIN };
+
+			poll(&p, 1, ms);
+		} else {
+			/* no pidfd (old kernel): poll the status instead */
+			struct timespec ts = { 0, 10 * 1000 * 1000 };
+
+			nanosleep(&ts, NULL);
+		}
+	}
+}
+
+static void kill_group(pid_t pid)
+{
+	kill(-pid, SIGKILL);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
+/* Remove a killed case's scratch dir from a bounded child of our own. */
+static void sweep_after_kill(const struct dt_target *tgt, pid_t casepid,
+			     const struct dt_test *t, const struct dt_case *c)
+{
+	pid_t p = fork();
+
+	if (p == 0) {
+		struct dt_conn *conn;
+		char path[DT_PATH_MAX];
+
+		setpgid(0, 0);
+		if (tgt->ops->connect(tgt, &conn) < 0)
+			_exit(1);
+		snprintf(path, sizeof(path), DT_SCRATCH_PREFIX "%s.%d.%s.%s",
+			 short_hostname(), (int)casepid, t->name, c->name);
+		_exit(dt_remove_tree(tgt->ops, conn, path) < 0);
+	}
+	if (p < 0)
+		return;
+	if (wait_deadline(p, dt_now_ns() + 20ull * 1000000000ull) < 0) {
+		kill_group(p);
+		printf("# could not sweep scratch of pid %d in 20 s; the next "
+		       "run sweeps it\n", (int)casepid);
+	}
+}
+
+/* ---- expected failures -------------------------------------------------- */
+
+/*
+ * xfail file: "<target-label|*> <test>[.<case>] <reason...>" per line,
+ * '#' comments.  Returns the reason for a match, or NULL.
+ */
+static const char *xfail_reason(const char *file, const char *label,
+				const char *test, const char *tcase)
+{
+	static char reason[512];
+	char line[1024], want[256];
+	FILE *f;
+
+	if (!file || !(f = fopen(file, "r")))
+		return NULL;
+	snprintf(want, sizeof(want), "%s.%s", test, tcase);
+	const char *found = NULL;
+	while (!found && fgets(line, sizeof(line), f)) {
+		char tl[128], name[256];
+		int off = 0;
+
+		if (line[0] == '#' ||
+		    sscanf(line, "%127s %255s %n", tl, name, &off) < 2)
+			continue;
+		if (strcmp(tl, "*") && strcmp(tl, label))
+			continue;
+		if (strcmp(name, test) && strcmp(name, want))
+			continue;
+		snprintf(reason, sizeof(reason), "%s", line + off);
+		reason[strcspn(reason, "\n")] = 0;
+		found = reason;
+	}
+	fclose(f);
+	return found;
+}
+
+/* ---- the parent -------------------------------------------------------- */
+
+static int run_case(int num, const struct dt_test *t, const struct dt_case *c,
+		    const struct dt_target *tgt, const struct options *o)
+{
+	const char *xf = xfail_reason(o->xfail, tgt->label, t->name, c->name);
+	uint64_t t0 = dt_now_ns();
+	int timeout = o->timeout ? o->timeout : (t->timeout ? t->timeout : 60);
+	int outcome, status;
+	char evidence[16384] = "";
+
+	memset(dt_shared, 0, sizeof(*dt_shared));
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid < 0) {
+		printf("not ok %d - %s.%s # fork: %s\n", num, t->name, c->name,
+		       strerror(errno));
+		return DT_BROKEN;
+	}
+	if (pid == 0) {
+		setpgid(0, 0);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		case_child(t, c, tgt, o);
+	}
+	setpgid(pid, pid);
+	status = wait_deadline(pid, t0 + (uint64_t)timeout * 1000000000ull);
+	if (status == -ETIMEDOUT || status == -EINTR) {
+		dt_collect_stacks(pid, 0, evidence, sizeof(evidence));
+		kill_group(pid);
+		sweep_after_kill(tgt, pid, t, c);
+		outcome = DT_FAIL;
+		if (status == -ETIMEDOUT)
+			snprintf(dt_shared->reason, sizeof(dt_shared->reason),
+				 "hung: no verdict within the %d s timeout",
+				 timeout);
+		else
+			snprintf(dt_shared->reason, sizeof(dt_shared->reason),
+				 "interrupted by signal %d", interrupted);
+	} else if (WIFSIGNALED(status)) {
+		sweep_after_kill(tgt, pid, t, c);
+		outcome = DT_BROKEN;
+		snprintf(dt_shared->reason, sizeof(dt_shared->reason),
+			 "case process died of signal %d (%s)",
+			 WTERMSIG(status), strsignal(WTERMSIG(status)));
+	} else {
+		outcome = WEXITSTATUS(status);
+		if (outcome > DT_SKIP) {
+			snprintf(dt_shared->reason, sizeof(dt_shared->reason),
+				 "case process exited %d", outcome);
+			outcome = DT_BROKEN;
+		}
+		if (outcome == DT_FAIL || outcome == DT_BROKEN)
+			sweep_after_kill(tgt, pid, t, c);
+	}
+
+	double secs = (double)(dt_now_ns() - t0) / 1e9;
+	const char *name = dt_fmt("%s.%s", t->name, c->name);
+	switch (outcome) {
+	case DT_PASS:
+		printf("ok %d - %s%s%s\n", num, name, xf ? " # TODO " : "",
+		       xf ? xf : "");
+		break;
+	case DT_SKIP:
+		printf("ok %d - %s # SKIP %s\n", num, name, dt_shared->reason);
+		break;
+	case DT_BROKEN:
+		printf("not ok %d - %s # BROKEN: %s%s%s\n", num, name,
+		       dt_shared->reason, xf ? " # TODO " : "", xf ? xf : "");
+		break;
+	default:
+		printf("not ok %d - %s%s%s%s%s\n", num, name,
+		       dt_shared->reason[0] ? " # " : "", dt_shared->reason,
+		       xf ? " # TODO " : "", xf ? xf : "");
+		break;
+	}
+	if (outcome == DT_FAIL || outcome == DT_BROKEN || !o->quiet) {
+		static const char *names[] = { "pass", "fail", "broken",
+					       "skip" };
+
+		printf("  ---\n  outcome: %s\n  target: %s\n"
+		       "  duration_s: %.3f\n",
+		       names[outcome], yq(tgt->spec), secs);
+		if (xf)
+			printf("  known_failure: %s\n", yq(xf));
+		fwrite(dt_shared->diag, 1, dt_shared->diag_len, stdout);
+		if (evidence[0]) {
+			dt_shared->diag_len = 0;
+			dt_diag_block("kernel_stacks", evidence);
+			fwrite(dt_shared->diag, 1, dt_shared->diag_len,
+			       stdout);
+		}
+		printf("  ...\n");
+	}
+	fflush(stdout);
+	if (xf && (outcome == DT_FAIL || outcome == DT_BROKEN))
+		return DT_PASS;
+	return outcome;
+}
+
+static bool in_list(const char *list, const char *word)
+{
+	size_t wl = strlen(word);
+
+	for (const char *p = list; p && *p;) {
+		size_t l = strcspn(p, ", ");
+
+		if (l == wl && !strncmp(p, word, l))
+			return true;
+		p += l;
+		p += strspn(p, ", ");
+	}
+	return false;
+}
+
+static bool tags_match(const struct dt_test *t, const char *want)
+{
+	if (!want)
+		return true;
+	for (const char *p = t->tags; p && *p;) {
+		size_t l = strcspn(p, " ");
+		char tag[64];
+
+		snprintf(tag, sizeof(tag), "%.*s", (int)l, p);
+		if (in_list(want, tag))
+			return true;
+		p += l;
+		p += strspn(p, " ");
+	}
+	return false;
+}
+
+static void usage(const struct dt_test *t, FILE *f)
+{
+	fprintf(f,
+		"%s: %s\n"
+		"usage: %s --target TARGET [options]\n"
+		"  -t, --target SPEC    directory (/path, posix:/path) or\n"
+		"                       nfs://host/export?version=3|4 (env DT_TARGET)\n"
+		"  -c, --case A,B       run only these cases\n"
+		"  -T, --tags A,B       run only if the test has one of these tags\n"
+		"  -n, --threads N      workers per host (1..1024)\n"
+		"  -d, --duration S     seconds of load per case (0 < S <= 86400)\n"
+		"  -i, --iterations N   bound on loop iterations per worker\n"
+		"  -s, --seed N         PRNG seed (default: time based, printed)\n"
+		"      --timeout S      hard timeout per case in seconds\n"
+		"      --op-timeout S   watchdog: one op stuck this long fails\n"
+		"      --xfail FILE     expected-failure list (TAP TODO)\n"
+		"      --host-index I   this host's index in a multi-host run\n"
+		"      --init-target    mark an EMPTY directory as a dentrace target\n"
+		"  -l, --list           list cases and tags\n"
+		"  -q, --quiet          YAML blocks only for failures\n"
+		"  -h, --help\n"
+		"tags: %s\n"
+		"exit: 0 pass, 1 fail, 2 broken, 3 all skipped, 64 usage, 65 target\n",
+		t->name, t->desc, t->name, t->tags ? t->tags : "");
+}
+
+static int parse_long(const char *opt, const char *s, long lo, long hi,
+		      long *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < lo || v > hi) {
+		fprintf(stderr, "dentrace: %s '%s': must be an integer in "
+				"%ld..%ld\n", opt, s, lo, hi);
+		return -EINVAL;
+	}
+	*out = v;
+	return 0;
+}
+
+static int parse_secs(const char *opt, const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !(v > 0) || v > 86400) {
+		fprintf(stderr, "dentrace: %s '%s': must be seconds in "
+				"(0, 86400]\n", opt, s);
+		return -EINVAL;
+	}
+	*out = v;
+	return 0;
+}
+
+/* --init-target: mark an empty POSIX directory as a dentrace target. */
+static int init_target(const struct dt_target *tgt)
+{
+	struct dt_conn *c;
+	struct dt_dirlist l = { 0 };
+	int rc = tgt->ops->connect(tgt, &c);
+
+	if (rc < 0) {
+		fprintf(stderr, "dentrace: connect to %s: %s\n", tgt->spec,
+			dt_strerr(rc));
+		return DT_EXIT_TARGET;
+	}
+	rc = tgt->ops->readdir(c, "", &l);
+	size_t n = l.n;
+	bool marked = false;
+	for (size_t i = 0; i < l.n; i++)
+		marked |= !strcmp(l.ent[i].name, DT_TARGET_MARKER);
+	dt_dirlist_free(&l);
+	if (rc < 0 || (n && !marked)) {
+		fprintf(stderr, "dentrace: refusing to mark %s: %s\n",
+			tgt->spec, rc < 0 ? dt_strerr(rc) : "not empty");
+		tgt->ops->disconnect(c);
+		return DT_EXIT_TARGET;
+	}
+	rc = marked ? 0 : tgt->ops->create(c, DT_TARGET_MARKER, true, NULL);
+	tgt->ops->disconnect(c);
+	if (rc < 0) {
+		fprintf(stderr, "dentrace: create marker in %s: %s\n",
+			tgt->spec, dt_strerr(rc));
+		return DT_EXIT_TARGET;
+	}
+	printf("%s is a dentrace target\n", tgt->spec);
+	return 0;
+}
+
+/* Connect once in a bounded child: check the marker, sweep dead runs. */
+static int prepare_target(const struct dt_target *tgt)
+{
+	pid_t p;
+	int status;
+
+	fflush(stdout);
+	p = fork();
+	if (p == 0) {
+		struct dt_conn *c;
+		int rc;
+
+		setpgid(0, 0);
+		rc = tgt->ops->connect(tgt, &c);
+		if (rc < 0) {
+			printf("Bail out! cannot reach target %s: %s\n",
+			       tgt->spec, dt_strerr(rc));
+			_exit(DT_EXIT_TARGET);
+		}
+		rc = check_target_marker(tgt, c);
+		if (rc < 0) {
+			printf("Bail out! %s is not a dentrace target (no %s: "
+			       "%s); refusing to write there. Mark an empty "
+			       "directory with --init-target\n",
+			       tgt->spec, DT_TARGET_MARKER, dt_strerr(rc));
+			_exit(DT_EXIT_TARGET);
+		}
+		sweep_dead_scratch(tgt, c);
+		fflush(stdout);
+		tgt->ops->disconnect(c);
+		_exit(0);
+	}
+	if (p < 0)
+		return DT_EXIT_BROKEN;
+	status = wait_deadline(p, dt_now_ns() + 30ull * 1000000000ull);
+	if (status < 0) {
+		kill_group(p);
+		printf("Bail out! target %s did not answer within 30 s\n",
+		       tgt->spec);
+		return DT_EXIT_TARGET;
+	}
+	return WIFEXITED(status) ? WEXITSTATUS(status) : DT_EXIT_BROKEN;
+}
+
+int dt_main(const struct dt_test *t, int argc, char **argv)
+{
+	static const struct option lopts[] = {
+		{ "target", required_argument, NULL, 't' },
+		{ "case", required_argument, NULL, 'c' },
+		{ "tags", required_argument, NULL, 'T' },
+		{ "threads", required_argument, NULL, 'n' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "iterations", required_argument, NULL, 'i' },
+		{ "seed", required_argument, NULL, 's' },
+		{ "timeout", required_argument, NULL, 1 },
+		{ "op-timeout", required_argument, NULL, 2 },
+		{ "xfail", required_argument, NULL, 3 },
+		{ "host-index", required_argument, NULL, 4 },
+		{ "hang-op", required_argument, NULL, 5 },
+		{ "init-target", no_argument, NULL, 6 },
+		{ "list", no_argument, NULL, 'l' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	struct options o = { .target = getenv("DT_TARGET") };
+	struct dt_target tgt;
+	char err[256];
+	bool do_init = false;
+	long v;
+	int opt, rc;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	o.seed = dt_realtime_ns() ^ ((uint64_t)getpid() << 32);
+	while ((opt = getopt_long(argc, argv, "t:c:T:n:d:i:s:lqh", lopts,
+				  NULL)) != -1) {
+		switch (opt) {
+		case 't': o.target = optarg; break;
+		case 'c': o.cases = optarg; break;
+		case 'T': o.tags = optarg; break;
+		case 'n':
+			if (parse_long("--threads", optarg, 1, 1024, &v))
+				return DT_EXIT_USAGE;
+			o.threads = (int)v;
+			break;
+		case 'd':
+			if (parse_secs("--duration", optarg, &o.duration))
+				return DT_EXIT_USAGE;
+			break;
+		case 'i':
+			if (parse_long("--iterations", optarg, 1, LONG_MAX,
+				       &o.iterations))
+				return DT_EXIT_USAGE;
+			break;
+		case 's':
+			if (parse_long("--seed", optarg, 0, LONG_MAX, &v))
+				return DT_EXIT_USAGE;
+			o.seed = (uint64_t)v;
+			break;
+		case 1:
+			if (parse_long("--timeout", optarg, 1, 86400, &v))
+				return DT_EXIT_USAGE;
+			o.timeout = (int)v;
+			break;
+		case 2:
+			if (parse_secs("--op-timeout", optarg, &o.op_timeout))
+				return DT_EXIT_USAGE;
+			break;
+		case 3: o.xfail = optarg; break;
+		case 4:
+			if (parse_long("--host-index", optarg, 0, 255, &v))
+				return DT_EXIT_USAGE;
+			o.host = (int)v;
+			break;
+		case 5: o.hang_op = optarg; break;
+		case 6: do_init = true; break;
+		case 'l': o.list = true; break;
+		case 'q': o.quiet = true; break;
+		case 'h': usage(t, stdout); return 0;
+		default: usage(t, stderr); return DT_EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "dentrace: %s: unexpected argument '%s'\n",
+			t->name, argv[optind]);
+		return DT_EXIT_USAGE;
+	}
+	if (o.list) {
+		for (const struct dt_case *c = t->cases; c->name; c++)
+			printf("%s.%s\t%s\n", t->name, c->name,
+			       t->tags ? t->tags : "");
+		return 0;
+	}
+	/* validate the case list before touching any target */
+	int ncases = 0;
+	for (const char *p = o.cases; p && *p;) {
+		size_t l = strcspn(p, ",");
+		bool known = false;
+
+		for (const struct dt_case *c = t->cases; c->name; c++)
+			known |= strlen(c->name) == l &&
+				 !strncmp(c->name, p, l);
+		if (!known) {
+			fprintf(stderr, "dentrace: %s: unknown case '%.*s' "
+					"(see --list)\n", t->name, (int)l, p);
+			return DT_EXIT_USAGE;
+		}
+		p += l;
+		p += strspn(p, ",");
+	}
+	for (const struct dt_case *c = t->cases; c->name; c++)
+		ncases += !o.cases || in_list(o.cases, c->name);
+	if (o.xfail && access(o.xfail, R_OK) < 0) {
+		fprintf(stderr, "dentrace: --xfail %s: %s\n", o.xfail,
+			strerror(errno));
+		return DT_EXIT_USAGE;
+	}
+	if (!o.target) {
+		fprintf(stderr, "dentrace: %s: no target: give --target or "
+				"DT_TARGET\n", t->name);
+		return DT_EXIT_USAGE;
+	}
+	if (dt_target_parse(o.target, &tgt, err, sizeof(err)) < 0) {
+		fprintf(stderr, "dentrace: %s\n", err);
+		return DT_EXIT_TARGET;
+	}
+	if (do_init)
+		return init_target(&tgt);
+
+	printf("TAP version 13\n");
+	if (!tags_match(t, o.tags)) {
+		printf("1..0 # SKIP %s has none of the tags %s\n", t->name,
+		       o.tags);
+		return DT_EXIT_SKIP;
+	}
+	dt_op_timeout = o.op_timeout;
+	dt_shared = mmap(NULL, sizeof(*dt_shared), PROT_READ | PROT_WRITE,
+			 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (dt_shared == MAP_FAILED) {
+		printf("Bail out! mmap: %s\n", strerror(errno));
+		return DT_EXIT_BROKEN;
+	}
+	struct sigaction sa = { .sa_handler = on_signal };
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+
+	rc = prepare_target(&tgt);
+	if (rc)
+		return rc;
+	printf("1..%d\n", ncases);
+	printf("# %s on %s, seed %llu\n", t->name, tgt.spec,
+	       (unsigned long long)o.seed);
+	int num = 0, worst = -1;
+	static const int rank[] = { [DT_PASS] = 1, [DT_SKIP] = 0,
+				    [DT_BROKEN] = 2, [DT_FAIL] = 3 };
+	for (const struct dt_case *c = t->cases; c->name; c++) {
+		if (o.cases && !in_list(o.cases, c->name))
+			continue;
+		if (interrupted) {
+			printf("Bail out! interrupted by signal %d\n",
+			       interrupted);
+			return DT_EXIT_BROKEN;
+		}
+		int out = run_case(++num, t, c, &tgt, &o);
+		if (worst < 0 || rank[out] > rank[worst])
+			worst = out;
+	}
+	if (worst < 0 || worst == DT_PASS)
+		return DT_EXIT_PASS;
+	return worst == DT_FAIL ? DT_EXIT_FAIL
+	       : worst == DT_BROKEN ? DT_EXIT_BROKEN : DT_EXIT_SKIP;
+}

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* Symbols shared between the harness's own files; tests do not use these. */
+#ifndef DENTRACE_INTERNAL_H
+#define DENTRACE_INTERNAL_H
+
+#include "dentrace.h"
+
+/*
+ * What a case child leaves for its parent.  It lives in a MAP_SHARED
+ * mapping created before fork(), so it survives the child being killed.
+ */
+#define DT_DIAG_MAX (64 * 1024)
+
+struct dt_shared {
+	int outcome;			/* enum dt_outcome */
+	int failures;
+	char reason[512];		/* skip/broken reason for the TAP line */
+	size_t diag_len;
+	char diag[DT_DIAG_MAX];		/* YAML lines, already indented */
+};
+
+extern struct dt_shared *dt_shared;	/* valid inside a case child */
+
+/* Append text to the case's YAML block (thread-safe, truncates). */
+void dt_diag_append(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Append a multi-line string as a YAML literal block under key. */
+void dt_diag_block(const char *key, const char *text);
+
+/* Collect kernel stacks and wchan of every task of pid into buf. */
+void dt_collect_stacks(pid_t pid, pid_t only_tid, char *buf, size_t len);
+
+/* Finish a case child now with the given outcome (flushes nothing else). */
+__attribute__((noreturn)) void dt_case_exit(int outcome);
+
+/* Remove path and everything below it on c; 0 or -errno. */
+int dt_remove_tree(const struct dt_backend_ops *ops, struct dt_conn *c,
+		   const char *path);
+
+/* Marker that makes a directory a dentrace target / a scratch dir. */
+#define DT_TARGET_MARKER ".dentrace-target"
+#define DT_SCRATCH_PREFIX "dentrace."
+
+/* set by the harness for the watchdog */
+extern double dt_op_timeout;		/* seconds an op may take */
+
+#endif

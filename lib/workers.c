@@ -1,0 +1,397 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Worker pool, watchdog and recorded operations.
+ *
+ * Workers connect first, then wait at a barrier; the main thread releases
+ * them together.  Each recorded op publishes what it is doing in the
+ * worker's slot; the watchdog thread scans the slots and turns an op stuck
+ * past the limit into a failure with evidence, then ends the case: a stuck
+ * thread cannot be joined, so waiting for it would only turn a hang with
+ * evidence into a hang without.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+const char *dt_hang_op;
+
+struct pool {
+	struct dt_run *r;
+	struct dt_worker *w;
+	int n;
+	dt_worker_fn fn;
+	pthread_barrier_t ready, go, round;
+	volatile bool round_go[2];	/* worker 0's decision, double-buffered */
+	volatile int stop;
+	volatile int watchdog_exit;
+	uint64_t deadline_ns;		/* monotonic */
+	int connect_err;
+	int connect_failed_id;
+};
+
+static struct pool *current_pool;
+static struct dt_worker setup_worker;
+
+uint64_t dt_rand(uint64_t *s)
+{
+	/* splitmix64: tiny, good enough to pick names */
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+void dt_workers_init_run(struct dt_run *r)
+{
+	memset(&setup_worker, 0, sizeof(setup_worker));
+	setup_worker.run = r;
+	setup_worker.id = 0xffff;
+	setup_worker.conn = r->conn;
+	setup_worker.rng = r->seed ^ 0x5e7u;
+	setup_worker.tid = (pid_t)syscall(SYS_gettid);
+}
+
+void dt_workers_fini_run(struct dt_run *r)
+{
+	(void)r;
+	dt_history_free(&setup_worker.hist);
+}
+
+struct dt_worker *dt_setup_worker(struct dt_run *r)
+{
+	(void)r;
+	return &setup_worker;
+}
+
+bool dt_worker_continue(struct dt_worker *w, long i)
+{
+	struct pool *p = current_pool;
+
+	if (i >= w->run->iterations)
+		return false;
+	if (!p)
+		return true;
+	return !p->stop && dt_now_ns() < p->deadline_ns;
+}
+
+bool dt_worker_round(struct dt_worker *w, long round)
+{
+	struct pool *p = current_pool;
+
+	/*
+	 * Worker 0 writes the decision for this round before the barrier;
+	 * the barrier orders it before every read.  Two slots, because worker
+	 * 0 may write the next call's decision while others still read this
+	 * one's.  The slot follows the number of calls, not the round number,
+	 * so a test may sync several times within one round.
+	 */
+	unsigned slot = w->nsync++ & 1;
+
+	if (w->id == 0)
+		p->round_go[slot] = !p->stop && dt_worker_continue(w, round);
+	pthread_barrier_wait(&p->round);
+	return p->round_go[slot];
+}
+
+void dt_workers_stop(struct dt_run *r)
+{
+	(void)r;
+	if (current_pool)
+		current_pool->stop = 1;
+}
+
+/* ---- watchdog ---------------------------------------------------------- */
+
+static double op_limit_s(struct dt_run *r)
+{
+	if (dt_op_timeout > 0)
+		return dt_op_timeout;
+	/* half the case timeout leaves the parent time to report */
+	int t = r->test->timeout ? r->test->timeout : 60;
+	return t / 2.0;
+}
+
+static void *watchdog(void *arg)
+{
+	struct pool *p = arg;
+	uint64_t limit = (uint64_t)(op_limit_s(p->r) * 1e9);
+
+	while (!p->watchdog_exit) {
+		uint64_t now = dt_now_ns();
+
+		for (int i = 0; i < p->n; i++) {
+			struct dt_worker *w = &p->w[i];
+			uint64_t st = w->op_start_ns;
+
+			if (!w->busy || !st || now - st < limit)
+				continue;
+			char *stacks = malloc(16384);
+			dt_fail(p->r, dt_op_name(w->op), "op returns",
+				dt_fmt("stuck for %.1f s",
+				       (double)(now - st) / 1e9),
+				"worker %d (tid %d) stuck in %s %s", w->id,
+				(int)w->tid, dt_op_name(w->op), w->op_path);
+			dt_diag(p->r, "stuck_thread", "%d", w->id);
+			dt_diag(p->r, "stuck_op", "%s %s", dt_op_name(w->op),
+				w->op_path);
+			if (stacks) {
+				dt_collect_stacks(getpid(), 0, stacks, 16384);
+				dt_diag_block("kernel_stacks", stacks);
+			}
+			dt_case_exit(DT_FAIL);
+		}
+		/* a 20 ms scan: cheap, and far below any op limit */
+		struct timespec ts = { 0, 20 * 1000 * 1000 };
+		nanosleep(&ts, NULL);
+	}
+	return NULL;
+}
+
+/* ---- the pool ---------------------------------------------------------- */
+
+static void *worker_main(void *arg)
+{
+	struct dt_worker *w = arg;
+	struct pool *p = current_pool;
+	const struct dt_target *t = w->run->target;
+	int rc;
+
+	w->tid = (pid_t)syscall(SYS_gettid);
+	rc = t->ops->connect(t, &w->conn);
+	if (rc < 0) {
+		__atomic_store_n(&p->connect_err, rc, __ATOMIC_RELAXED);
+		__atomic_store_n(&p->connect_failed_id, w->id,
+				 __ATOMIC_RELAXED);
+		w->conn = NULL;
+	}
+	pthread_barrier_wait(&p->ready);
+	pthread_barrier_wait(&p->go);
+	if (w->conn && !p->connect_err)
+		p->fn(w);
+	if (w->conn)
+		t->ops->disconnect(w->conn);
+	return NULL;
+}
+
+void dt_run_workers(struct dt_run *r, int n, dt_worker_fn fn, void *arg)
+{
+	struct pool p = { .r = r, .n = n, .fn = fn };
+	pthread_t *tids, wd;
+
+	if (n <= 0 || n > 4096)
+		dt_broken(r, "dt_run_workers: bad worker count %d", n);
+	p.w = calloc((size_t)n, sizeof(*p.w));
+	tids = calloc((size_t)n, sizeof(*tids));
+	if (!p.w || !tids)
+		dt_broken(r, "dt_run_workers: out of memory");
+	pthread_barrier_init(&p.ready, NULL, (unsigned)n + 1);
+	pthread_barrier_init(&p.go, NULL, (unsigned)n + 1);
+	pthread_barrier_init(&p.round, NULL, (unsigned)n);
+	current_pool = &p;
+	for (int i = 0; i < n; i++) {
+		struct dt_worker *w = &p.w[i];
+
+		w->run = r;
+		w->id = i;
+		w->nworkers = n;
+		w->arg = arg;
+		w->rng = r->seed ^ ((uint64_t)(i + 1) * 0x9e3779b97f4a7c15ull);
+		int rc = pthread_create(&tids[i], NULL, worker_main, w);
+		if (rc)
+			dt_broken(r, "pthread_create worker %d: %s", i,
+				  strerror(rc));
+	}
+	pthread_create(&wd, NULL, watchdog, &p);
+	pthread_barrier_wait(&p.ready);
+	/* all connected (or failed to): release together */
+	p.deadline_ns = dt_now_ns() + (uint64_t)(r->duration * 1e9);
+	pthread_barrier_wait(&p.go);
+	for (int i = 0; i < n; i++)
+		pthread_join(tids[i], NULL);
+	p.watchdog_exit = 1;
+	pthread_join(wd, NULL);
+	current_pool = NULL;
+	if (p.connect_err)
+		dt_broken(r, "worker %d: connect to %s: %s",
+			  p.connect_failed_id, r->target->spec,
+			  dt_strerr(p.connect_err));
+
+	/* merge: setup ops so far, then every worker's */
+	dt_history_move(&r->hist, &setup_worker.hist);
+	for (int i = 0; i < n; i++) {
+		if (dt_history_move(&r->hist, &p.w[i].hist) < 0)
+			dt_broken(r, "merge histories: out of memory");
+		dt_history_free(&p.w[i].hist);
+	}
+	dt_history_sort(&r->hist);
+	pthread_barrier_destroy(&p.ready);
+	pthread_barrier_destroy(&p.go);
+	pthread_barrier_destroy(&p.round);
+	free(p.w);
+	free(tids);
+}
+
+/* ---- recorded ops -------------------------------------------------------- */
+
+static void op_begin(struct dt_worker *w, enum dt_opcode op, const char *path)
+{
+	w->op = (uint8_t)op;
+	snprintf(w->op_path, sizeof(w->op_path), "%s", path);
+	w->op_start_ns = dt_now_ns();
+	__atomic_store_n(&w->busy, 1, __ATOMIC_RELEASE);
+	if (dt_hang_op && !strcmp(dt_hang_op, dt_op_name(op))) {
+		/* debug knob (--hang-op): block like a lost server reply */
+		for (;;)
+			pause();
+	}
+}
+
+static void op_end(struct dt_worker *w)
+{
+	__atomic_store_n(&w->busy, 0, __ATOMIC_RELEASE);
+}
+
+static void record(struct dt_worker *w, enum dt_opcode op, const char *name,
+		   const char *name2, int result, uint64_t start, uint64_t end,
+		   uint64_t fileid, struct dt_dirlist *list)
+{
+	struct dt_event e = {
+		.host = (uint16_t)w->run->host,
+		.thread = (uint16_t)w->id,
+		.op = (uint8_t)op,
+		.result = result,
+		.start_ns = start,
+		.end_ns = end,
+		.fileid = fileid,
+		.list = list,
+	};
+
+	snprintf(e.name, sizeof(e.name), "%s", name);
+	if (name2)
+		snprintf(e.name2, sizeof(e.name2), "%s", name2);
+	if (dt_history_add(&w->hist, &e) < 0)
+		dt_broken(w->run, "recording history: out of memory");
+}
+
+/*
+ * Timestamps are CLOCK_REALTIME so histories of several hosts share one
+ * time line (after the coordinator's offset correction).
+ */
+#define RECORDED(w, op, path, path2, fileid_expr, call)		\
+	({							\
+		uint64_t t0_;					\
+		int rc_;					\
+		op_begin(w, op, path);				\
+		t0_ = dt_realtime_ns();				\
+		rc_ = (call);					\
+		record(w, op, path, path2, rc_, t0_,		\
+		       dt_realtime_ns(), rc_ < 0 ? 0 : (fileid_expr), NULL); \
+		op_end(w);					\
+		rc_;						\
+	})
+
+#define OPS(w) ((w)->run->target->ops)
+
+int dt_lookup(struct dt_worker *w, const char *path, struct dt_stat *st)
+{
+	struct dt_stat s = { 0 };
+	int rc = RECORDED(w, DT_OP_LOOKUP, path, NULL, s.fileid,
+			  OPS(w)->lookup(w->conn, path, &s));
+
+	if (st)
+		*st = s;
+	return rc;
+}
+
+int dt_create(struct dt_worker *w, const char *path, bool excl,
+	      struct dt_stat *st)
+{
+	struct dt_stat s = { 0 };
+	int rc = RECORDED(w, DT_OP_CREATE, path, NULL, s.fileid,
+			  OPS(w)->create(w->conn, path, excl, &s));
+
+	if (st)
+		*st = s;
+	return rc;
+}
+
+int dt_mkdir(struct dt_worker *w, const char *path)
+{
+	return RECORDED(w, DT_OP_MKDIR, path, NULL, 0,
+			OPS(w)->mkdir(w->conn, path));
+}
+
+int dt_rmdir(struct dt_worker *w, const char *path)
+{
+	return RECORDED(w, DT_OP_RMDIR, path, NULL, 0,
+			OPS(w)->rmdir(w->conn, path));
+}
+
+int dt_unlink(struct dt_worker *w, const char *path)
+{
+	return RECORDED(w, DT_OP_UNLINK, path, NULL, 0,
+			OPS(w)->unlink(w->conn, path));
+}
+
+int dt_rename(struct dt_worker *w, const char *from, const char *to)
+{
+	return RECORDED(w, DT_OP_RENAME, from, to, 0,
+			OPS(w)->rename(w->conn, from, to));
+}
+
+int dt_link(struct dt_worker *w, const char *from, const char *to)
+{
+	return RECORDED(w, DT_OP_LINK, from, to, 0,
+			OPS(w)->link(w->conn, from, to));
+}
+
+int dt_readdir(struct dt_worker *w, const char *path)
+{
+	struct dt_dirlist *l = calloc(1, sizeof(*l));
+	uint64_t t0;
+	int rc;
+
+	if (!l)
+		dt_broken(w->run, "readdir: out of memory");
+	op_begin(w, DT_OP_READDIR, path);
+	t0 = dt_realtime_ns();
+	rc = OPS(w)->readdir(w->conn, path, l);
+	uint64_t t1 = dt_realtime_ns();
+	if (rc < 0) {
+		dt_dirlist_free(l);
+		free(l);
+		l = NULL;
+	}
+	record(w, DT_OP_READDIR, path, NULL, rc < 0 ? rc : (int)l->n, t0, t1,
+	       0, l);
+	op_end(w);
+	return rc < 0 ? rc : 0;
+}
+
+int dt_open(struct dt_worker *w, const char *path, int flags,
+	    struct dt_file **f)
+{
+	return RECORDED(w, DT_OP_OPEN, path, NULL, 0,
+			OPS(w)->open(w->conn, path, flags, f));
+}
+
+ssize_t dt_pread(struct dt_worker *w, struct dt_file *f, void *buf,
+		 size_t len, uint64_t off)
+{
+	return RECORDED(w, DT_OP_READ, "", NULL, 0,
+			(int)OPS(w)->pread(w->conn, f, buf, len, off));
+}
+
+int dt_close(struct dt_worker *w, struct dt_file *f)
+{
+	return RECORDED(w, DT_OP_CLOSE, "", NULL, 0,
+			OPS(w)->close(w->conn, f));
+}
