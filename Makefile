@@ -35,6 +35,8 @@ T_BINS := $(T_SRCS:t/%.c=$(BUILD)/t/%)
 GEN_OBJS := $(BUILD)/gen/coord_xdr.o
 COORDD   := $(BUILD)/bin/dtcoordd
 
+-include mk/*.mk
+
 .PHONY: all check run sanitize tsan clean deps lint list
 all: $(LIBA) $(SUITE_BINS) $(T_BINS) $(COORDD)
 

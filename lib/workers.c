@@ -129,9 +129,18 @@ static void *watchdog(void *arg)
 
 		for (int i = 0; i < p->n; i++) {
 			struct dt_worker *w = &p->w[i];
-			uint64_t st = w->op_start_ns;
+			uint64_t st = __atomic_load_n(&w->op_start_ns,
+						      __ATOMIC_ACQUIRE);
 
-			if (!w->busy || !st || now - st < limit)
+			/*
+			 * The worker may start a new op while we look: only
+			 * an op that is busy, started before our clock read
+			 * and still the same op afterwards counts.
+			 */
+			if (!__atomic_load_n(&w->busy, __ATOMIC_ACQUIRE) ||
+			    !st || st > now || now - st < limit ||
+			    __atomic_load_n(&w->op_start_ns,
+					    __ATOMIC_ACQUIRE) != st)
 				continue;
 			char *stacks = malloc(16384);
 			dt_fail(p->r, dt_op_name(w->op), "op returns",

@@ -418,11 +418,24 @@ static void inject(struct gen *g, struct dt_history *h)
 
 		if (e->op != DT_OP_READDIR || !l || !l->n)
 			continue;
-		if (dups < 3) {
-			if (dt_dirlist_add(l, l->ent[0].name, l->ent[0].fileid))
+		/*
+		 * duplicate an entry untouched throughout the listing: a name
+		 * re-created during it may rightly be listed twice
+		 */
+		size_t dup_at = SIZE_MAX;
+
+		for (size_t k = 0; dups < 3 && k < l->n; k++) {
+			int idx = atoi(l->ent[k].name + 1);
+
+			if (strncmp(l->ent[k].name, "n0", 2) || idx >= g->nnames ||
+			    !clean(&g->nm[idx], e->start_ns, e->end_ns))
+				continue;
+			if (dt_dirlist_add(l, l->ent[k].name, l->ent[k].fileid))
 				bail_out("out of memory");
 			dups++;
 			want_rd++;
+			dup_at = k;
+			break;
 		}
 		if (invented < 3) {
 			snprintf(name, sizeof(name), "never%d", invented);
@@ -436,7 +449,10 @@ static void inject(struct gen *g, struct dt_history *h)
 			/* entries are "nNNNN" (or an injected "neverN") */
 			int idx = atoi(l->ent[k].name + 1);
 
-			if (strncmp(l->ent[k].name, "n0", 2) || idx >= g->nnames ||
+			if (k == dup_at || (dup_at != SIZE_MAX &&
+					    !strcmp(l->ent[k].name,
+						    l->ent[dup_at].name)) ||
+			    strncmp(l->ent[k].name, "n0", 2) || idx >= g->nnames ||
 			    !clean(&g->nm[idx], e->start_ns, e->end_ns))
 				continue;
 			free(l->ent[k].name);
