@@ -141,6 +141,17 @@ const struct dt_coord_info *dt_coord_info(const struct dt_coord *c);
 void dt_coord_leave_reason(struct dt_coord *c, const char *reason);
 void dt_coord_leave(struct dt_coord *c);
 
+/*
+ * A process that forks children which use c one at a time (the harness's
+ * case children) copies the state they advanced back with these: the
+ * child calls dt_coord_sync_get() into shared memory before it exits, the
+ * parent dt_coord_sync_set() after.  The blob is dt_coord_sync_size()
+ * bytes.
+ */
+size_t dt_coord_sync_size(void);
+void dt_coord_sync_get(struct dt_coord *c, void *buf);
+void dt_coord_sync_set(struct dt_coord *c, const void *buf);
+
 /* Last error message of c; dt_coord_error(NULL): last join error. */
 const char *dt_coord_error(const struct dt_coord *c);
 

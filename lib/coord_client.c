@@ -723,6 +723,54 @@ int dt_coord_skew(struct dt_coord *c, uint64_t *p50, uint64_t *p99,
 	return 0;
 }
 
+/*
+ * What a forked child advances in its copy of the handle: the barrier
+ * count, the owed wake report and the clock estimate.  The connection
+ * itself is shared and sits at a message boundary between calls.
+ */
+struct sync_state {
+	uint64_t gen;
+	int64_t offset_ns;
+	uint64_t unc_ns, rtt_ns;
+	int64_t offset_at;
+	dt_coord_wake prev;
+};
+
+size_t dt_coord_sync_size(void)
+{
+	return sizeof(struct sync_state);
+}
+
+void dt_coord_sync_get(struct dt_coord *c, void *buf)
+{
+	struct sync_state s;
+
+	pthread_mutex_lock(&c->lock);
+	s.gen = c->gen;
+	s.offset_ns = c->offset_ns;
+	s.unc_ns = c->unc_ns;
+	s.rtt_ns = c->rtt_ns;
+	s.offset_at = c->offset_at;
+	s.prev = c->prev;
+	pthread_mutex_unlock(&c->lock);
+	memcpy(buf, &s, sizeof(s));
+}
+
+void dt_coord_sync_set(struct dt_coord *c, const void *buf)
+{
+	struct sync_state s;
+
+	memcpy(&s, buf, sizeof(s));
+	pthread_mutex_lock(&c->lock);
+	c->gen = s.gen;
+	c->offset_ns = s.offset_ns;
+	c->unc_ns = s.unc_ns;
+	c->rtt_ns = s.rtt_ns;
+	c->offset_at = s.offset_at;
+	c->prev = s.prev;
+	pthread_mutex_unlock(&c->lock);
+}
+
 const struct dt_coord_info *dt_coord_info(const struct dt_coord *c)
 {
 	return c ? &c->info : NULL;

@@ -167,6 +167,14 @@ void dt_history_sort(struct dt_history *h);
 /* Write the history as text lines (one event per line) for evidence. */
 int dt_history_dump(const struct dt_history *h, const char *path);
 
+/*
+ * Binary form (lib/histio.c) to ship a history between hosts: encode
+ * allocates *out (free() it); decode appends to h and returns -EBADMSG for
+ * anything malformed, never reading outside buf.
+ */
+int dt_history_encode(const struct dt_history *h, void **out, size_t *outlen);
+int dt_history_decode(const void *buf, size_t len, struct dt_history *h);
+
 /* ---- oracles: judge a history ----------------------------------------- */
 
 /*
@@ -273,13 +281,26 @@ struct dt_run {
 	double duration;		/* --duration or test default */
 	long iterations;		/* --iterations: bound on loops */
 	uint64_t seed;
-	int host;			/* host index in a multi-host run */
+	int host;			/* this host's index in a multi-host run */
+	int nhosts;			/* hosts in the run (1 when alone) */
 	int failures;			/* dt_fail calls so far */
 	struct dt_history hist;		/* merged history of the last workers */
 	void *priv;			/* for the test */
 	/* test-only debug knob (--hang-op) used to prove the watchdog */
 	const char *hang_op;
 };
+
+/*
+ * Multi-host runs (--coord): every host runs the same case in the same
+ * scratch directory.  The leader (host 0) creates and removes the scratch
+ * directory and alone does the case's setup; the other hosts skip setup
+ * (guard it with dt_leader()).  dt_run_workers() starts the workers of all
+ * hosts together and leaves the merged history of all hosts in r->hist
+ * (events carry their host), so every host's oracle judges the whole run.
+ * Roles go by w->gid (e.g. gid 0 is the one writer of the run).  State
+ * shared through memory (w->arg) is per host: never base a verdict on it.
+ */
+bool dt_leader(const struct dt_run *r);
 
 /* Path inside the case's scratch dir: returns a static-per-thread buffer. */
 const char *dt_path(struct dt_run *r, const char *fmt, ...)
@@ -330,8 +351,10 @@ const char *dt_strerr(int negerr);	/* "ENOENT" for -ENOENT, "0" for 0 */
 
 struct dt_worker {
 	struct dt_run *run;
-	int id;				/* 0 .. n-1 */
-	int nworkers;
+	int id;				/* 0 .. n-1 on this host */
+	int nworkers;			/* workers on this host */
+	int gid;			/* run-wide: host * nworkers + id */
+	int ngworkers;			/* run-wide: nhosts * nworkers */
 	struct dt_conn *conn;		/* the worker's own connection */
 	struct dt_history hist;		/* what this worker's ops saw */
 	uint64_t rng;			/* per-worker PRNG state */

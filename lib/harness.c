@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "coord.h"
 #include "internal.h"
 
 struct dt_shared *dt_shared;
@@ -39,13 +40,17 @@ struct options {
 	const char *tags;		/* comma separated, NULL = any */
 	const char *xfail;		/* expected-failure list file */
 	const char *hang_op;
+	const char *coord;		/* coordinator ADDR:PORT */
+	const char *token_file;
+	const char *host_name;		/* unique name of this host in the run */
+	const char *run_id;
 	int threads;
 	double duration;
 	long iterations;
 	uint64_t seed;
 	int timeout;
 	double op_timeout;
-	int host;
+	int host, nhosts;
 	bool list, quiet;
 };
 
@@ -239,6 +244,12 @@ void dt_case_exit(int outcome)
 {
 	if (dt_shared)
 		set_outcome(outcome);
+	/* hand the coordinator handle's progress back to the parent */
+	if (dt_shared && dt_coord_handle &&
+	    dt_coord_sync_size() <= sizeof(dt_shared->coord_sync)) {
+		dt_coord_sync_get(dt_coord_handle, dt_shared->coord_sync);
+		dt_shared->coord_synced = 1;
+	}
 	fflush(stdout);
 	fflush(stderr);
 	_exit(dt_shared ? dt_shared->outcome : outcome);
@@ -465,7 +476,8 @@ static void case_child(const struct dt_test *t, const struct dt_case *c,
 		.threads = o->threads ? o->threads : t->threads,
 		.duration = o->duration > 0 ? o->duration : t->duration,
 		.iterations = o->iterations ? o->iterations : DT_DEFAULT_ITERATIONS,
-		.seed = o->seed, .host = o->host, .hang_op = o->hang_op,
+		.seed = o->seed, .host = o->host, .nhosts = o->nhosts,
+		.hang_op = o->hang_op,
 	};
 	int rc;
 
@@ -489,18 +501,28 @@ static void case_child(const struct dt_test *t, const struct dt_case *c,
 		dt_broken(&r, "connect to %s: %s", tgt->spec, dt_strerr(rc));
 	snprintf(r.scratch, sizeof(r.scratch), DT_SCRATCH_PREFIX "%s.%d.%s.%s",
 		 short_hostname(), (int)getpid(), t->name, c->name);
+	if (dt_leader(&r)) {
+		rc = tgt->ops->mkdir(r.conn, r.scratch);
+		if (rc < 0)
+			dt_broken(&r, "mkdir scratch %s on %s: %s", r.scratch,
+				  tgt->spec, dt_strerr(rc));
+	}
+	/* in a multi-host run everyone works in the leader's scratch dir */
+	if (dt_mh_active())
+		dt_mh_share_scratch(&r);
 	dt_diag(&r, "scratch", "%s", r.scratch);
-	rc = tgt->ops->mkdir(r.conn, r.scratch);
-	if (rc < 0)
-		dt_broken(&r, "mkdir scratch %s on %s: %s", r.scratch,
-			  tgt->spec, dt_strerr(rc));
 	dt_workers_init_run(&r);
 	if (t->setup)
 		t->setup(&r);
 	c->run(&r);
 	if (t->cleanup)
 		t->cleanup(&r);
-	rc = dt_remove_tree(tgt->ops, r.conn, r.scratch);
+	if (dt_mh_active()) {
+		/* nobody may still work in it when the leader removes it */
+		dt_mh_barrier(&r, "end");
+		dt_mh_report_skew(&r);
+	}
+	rc = dt_leader(&r) ? dt_remove_tree(tgt->ops, r.conn, r.scratch) : 0;
 	if (rc < 0)
 		dt_broken(&r, "remove scratch %s: %s", r.scratch,
 			  dt_strerr(rc));
@@ -634,6 +656,25 @@ static const char *xfail_reason(const char *file, const char *label,
 
 /* ---- the parent -------------------------------------------------------- */
 
+/*
+ * A case child killed in the middle of a coordinator call leaves the
+ * shared connection in an unknown state: tell the others we are gone (so
+ * their barriers fail naming us instead of timing out) and stop using it.
+ */
+static const char *coord_lost;
+
+static void leave_run(const char *why)
+{
+	static char reason[160];
+
+	if (!dt_coord_handle)
+		return;
+	snprintf(reason, sizeof(reason), "%s", why);
+	dt_coord_leave_reason(dt_coord_handle, reason);
+	dt_coord_handle = NULL;
+	coord_lost = reason;
+}
+
 static int run_case(int num, const struct dt_test *t, const struct dt_case *c,
 		    const struct dt_target *tgt, const struct options *o)
 {
@@ -662,6 +703,7 @@ static int run_case(int num, const struct dt_test *t, const struct dt_case *c,
 	if (status == -ETIMEDOUT || status == -EINTR) {
 		dt_collect_stacks(pid, 0, evidence, sizeof(evidence));
 		kill_group(pid);
+		leave_run(dt_fmt("%s.%s killed", t->name, c->name));
 		sweep_after_kill(tgt, pid, t, c);
 		outcome = DT_FAIL;
 		if (status == -ETIMEDOUT)
@@ -672,12 +714,16 @@ static int run_case(int num, const struct dt_test *t, const struct dt_case *c,
 			snprintf(dt_shared->reason, sizeof(dt_shared->reason),
 				 "interrupted by signal %d", interrupted);
 	} else if (WIFSIGNALED(status)) {
+		leave_run(dt_fmt("%s.%s died", t->name, c->name));
 		sweep_after_kill(tgt, pid, t, c);
 		outcome = DT_BROKEN;
 		snprintf(dt_shared->reason, sizeof(dt_shared->reason),
 			 "case process died of signal %d (%s)",
 			 WTERMSIG(status), strsignal(WTERMSIG(status)));
 	} else {
+		if (dt_coord_handle && dt_shared->coord_synced)
+			dt_coord_sync_set(dt_coord_handle,
+					  dt_shared->coord_sync);
 		outcome = WEXITSTATUS(status);
 		if (outcome > DT_SKIP) {
 			snprintf(dt_shared->reason, sizeof(dt_shared->reason),
@@ -780,7 +826,10 @@ static void usage(const struct dt_test *t, FILE *f)
 		"      --timeout S      hard timeout per case in seconds\n"
 		"      --op-timeout S   watchdog: one op stuck this long fails\n"
 		"      --xfail FILE     expected-failure list (TAP TODO)\n"
-		"      --host-index I   this host's index in a multi-host run\n"
+		"      --coord A:P      join the coordinator of a multi-host run\n"
+		"      --token-file F   the run token for --coord (required with it)\n"
+		"      --host-name N    this host's unique name in the run\n"
+		"      --run-id ID      the run's id (as the coordinator knows it)\n"
 		"      --init-target    mark an EMPTY directory as a dentrace target\n"
 		"  -l, --list           list cases and tags\n"
 		"  -q, --quiet          YAML blocks only for failures\n"
@@ -902,6 +951,47 @@ static int prepare_target(const struct dt_target *tgt)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : DT_EXIT_BROKEN;
 }
 
+/*
+ * Join the coordinator: the run's host index, host count and seed replace
+ * ours.  The handle is used by the case children one at a time.
+ */
+static int join_run(const struct dt_test *t, struct options *o)
+{
+	struct dt_coord_info info;
+	char token[DT_COORD_TOKEN_LIMIT + 1], name[128];
+	int rc;
+
+	if (!o->coord || !o->token_file) {
+		printf("Bail out! --coord and --token-file go together\n");
+		return DT_EXIT_USAGE;
+	}
+	rc = dt_coord_read_token(o->token_file, token, sizeof(token));
+	if (rc < 0) {
+		printf("Bail out! run token %s: %s\n", o->token_file,
+		       dt_strerr(rc));
+		return DT_EXIT_USAGE;
+	}
+	if (!o->host_name) {
+		snprintf(name, sizeof(name), "%s/%d", short_hostname(),
+			 (int)getpid());
+		o->host_name = name;
+	}
+	rc = dt_coord_join(o->coord, token, o->run_id ? o->run_id : "run",
+			   t->name, "*", o->host_name, o->threads,
+			   &dt_coord_handle, &info);
+	if (rc < 0) {
+		printf("Bail out! joining the run at %s as %s: %s\n",
+		       o->coord, o->host_name, dt_coord_error(NULL));
+		return DT_EXIT_BROKEN;
+	}
+	o->host = info.host;
+	o->nhosts = info.hosts;
+	o->seed = info.seed;
+	printf("# joined %s as host %d of %d (%s)\n", o->coord, info.host,
+	       info.hosts, o->host_name);
+	return 0;
+}
+
 int dt_main(const struct dt_test *t, int argc, char **argv)
 {
 	static const struct option lopts[] = {
@@ -915,15 +1005,18 @@ int dt_main(const struct dt_test *t, int argc, char **argv)
 		{ "timeout", required_argument, NULL, 1 },
 		{ "op-timeout", required_argument, NULL, 2 },
 		{ "xfail", required_argument, NULL, 3 },
-		{ "host-index", required_argument, NULL, 4 },
 		{ "hang-op", required_argument, NULL, 5 },
 		{ "init-target", no_argument, NULL, 6 },
+		{ "coord", required_argument, NULL, 7 },
+		{ "token-file", required_argument, NULL, 8 },
+		{ "host-name", required_argument, NULL, 9 },
+		{ "run-id", required_argument, NULL, 10 },
 		{ "list", no_argument, NULL, 'l' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
-	struct options o = { .target = getenv("DT_TARGET") };
+	struct options o = { .target = getenv("DT_TARGET"), .nhosts = 1 };
 	struct dt_target tgt;
 	char err[256];
 	bool do_init = false;
@@ -967,13 +1060,12 @@ int dt_main(const struct dt_test *t, int argc, char **argv)
 				return DT_EXIT_USAGE;
 			break;
 		case 3: o.xfail = optarg; break;
-		case 4:
-			if (parse_long("--host-index", optarg, 0, 255, &v))
-				return DT_EXIT_USAGE;
-			o.host = (int)v;
-			break;
 		case 5: o.hang_op = optarg; break;
 		case 6: do_init = true; break;
+		case 7: o.coord = optarg; break;
+		case 8: o.token_file = optarg; break;
+		case 9: o.host_name = optarg; break;
+		case 10: o.run_id = optarg; break;
 		case 'l': o.list = true; break;
 		case 'q': o.quiet = true; break;
 		case 'h': usage(t, stdout); return 0;
@@ -1047,6 +1139,11 @@ int dt_main(const struct dt_test *t, int argc, char **argv)
 	rc = prepare_target(&tgt);
 	if (rc)
 		return rc;
+	if (o.coord || o.token_file) {
+		rc = join_run(t, &o);
+		if (rc)
+			return rc;
+	}
 	printf("1..%d\n", ncases);
 	printf("# %s on %s, seed %llu\n", t->name, tgt.spec,
 	       (unsigned long long)o.seed);
@@ -1061,10 +1158,18 @@ int dt_main(const struct dt_test *t, int argc, char **argv)
 			       interrupted);
 			return DT_EXIT_BROKEN;
 		}
+		if (coord_lost) {
+			printf("not ok %d - %s.%s # BROKEN: coordination lost "
+			       "(%s)\n", ++num, t->name, c->name, coord_lost);
+			worst = DT_BROKEN;
+			continue;
+		}
 		int out = run_case(++num, t, c, &tgt, &o);
 		if (worst < 0 || rank[out] > rank[worst])
 			worst = out;
 	}
+	if (dt_coord_handle)
+		dt_coord_leave(dt_coord_handle);
 	if (worst < 0 || worst == DT_PASS)
 		return DT_EXIT_PASS;
 	return worst == DT_FAIL ? DT_EXIT_FAIL

@@ -17,6 +17,8 @@ struct dt_shared {
 	char reason[512];		/* skip/broken reason for the TAP line */
 	size_t diag_len;
 	char diag[DT_DIAG_MAX];		/* YAML lines, already indented */
+	int coord_synced;		/* coord_sync holds the child's state */
+	unsigned char coord_sync[256];
 };
 
 extern struct dt_shared *dt_shared;	/* valid inside a case child */
@@ -39,6 +41,16 @@ int dt_remove_tree(const struct dt_backend_ops *ops, struct dt_conn *c,
 /* Marker that makes a directory a dentrace target / a scratch dir. */
 #define DT_TARGET_MARKER ".dentrace-target"
 #define DT_SCRATCH_PREFIX "dentrace."
+
+/* multi-host runs (multihost.c); all end the case BROKEN on failure */
+struct dt_coord;
+extern struct dt_coord *dt_coord_handle;	/* NULL when alone */
+bool dt_mh_active(void);
+void dt_mh_barrier(struct dt_run *r, const char *step);
+bool dt_mh_agree(struct dt_run *r, bool go);
+void dt_mh_share_scratch(struct dt_run *r);
+void dt_mh_exchange(struct dt_run *r, struct dt_history *h);
+void dt_mh_report_skew(struct dt_run *r);
 
 /* set by the harness for the watchdog */
 extern double dt_op_timeout;		/* seconds an op may take */

@@ -65,6 +65,11 @@ void dt_workers_fini_run(struct dt_run *r)
 	dt_history_free(&setup_worker.hist);
 }
 
+bool dt_leader(const struct dt_run *r)
+{
+	return r->host == 0;
+}
+
 struct dt_worker *dt_setup_worker(struct dt_run *r)
 {
 	(void)r;
@@ -94,9 +99,18 @@ bool dt_worker_round(struct dt_worker *w, long round)
 	 * so a test may sync several times within one round.
 	 */
 	unsigned slot = w->nsync++ & 1;
+	bool go = false;
 
 	if (w->id == 0)
-		p->round_go[slot] = !p->stop && dt_worker_continue(w, round);
+		go = !p->stop && dt_worker_continue(w, round);
+	if (dt_mh_active()) {
+		/* all hosts play the round only if every host wants to */
+		pthread_barrier_wait(&p->round);
+		if (w->id == 0)
+			p->round_go[slot] = dt_mh_agree(w->run, go);
+	} else if (w->id == 0) {
+		p->round_go[slot] = go;
+	}
 	pthread_barrier_wait(&p->round);
 	return p->round_go[slot];
 }
@@ -211,6 +225,8 @@ void dt_run_workers(struct dt_run *r, int n, dt_worker_fn fn, void *arg)
 		w->run = r;
 		w->id = i;
 		w->nworkers = n;
+		w->gid = r->host * n + i;
+		w->ngworkers = (r->nhosts > 0 ? r->nhosts : 1) * n;
 		w->arg = arg;
 		w->rng = r->seed ^ ((uint64_t)(i + 1) * 0x9e3779b97f4a7c15ull);
 		int rc = pthread_create(&tids[i], NULL, worker_main, w);
@@ -220,7 +236,17 @@ void dt_run_workers(struct dt_run *r, int n, dt_worker_fn fn, void *arg)
 	}
 	pthread_create(&wd, NULL, watchdog, &p);
 	pthread_barrier_wait(&p.ready);
-	/* all connected (or failed to): release together */
+	/*
+	 * All connected (or failed to): release together, on every host at
+	 * once in a multi-host run (the barrier spins to a common start).
+	 */
+	if (dt_mh_active()) {
+		if (p.connect_err)
+			dt_broken(r, "worker %d: connect to %s: %s",
+				  p.connect_failed_id, r->target->spec,
+				  dt_strerr(p.connect_err));
+		dt_mh_barrier(r, "go");
+	}
 	p.deadline_ns = dt_now_ns() + (uint64_t)(r->duration * 1e9);
 	pthread_barrier_wait(&p.go);
 	for (int i = 0; i < n; i++)
@@ -234,12 +260,19 @@ void dt_run_workers(struct dt_run *r, int n, dt_worker_fn fn, void *arg)
 			  dt_strerr(p.connect_err));
 
 	/* merge: setup ops so far, then every worker's */
-	dt_history_move(&r->hist, &setup_worker.hist);
+	struct dt_history fresh = { 0 };
+
+	dt_history_move(&fresh, &setup_worker.hist);
 	for (int i = 0; i < n; i++) {
-		if (dt_history_move(&r->hist, &p.w[i].hist) < 0)
+		if (dt_history_move(&fresh, &p.w[i].hist) < 0)
 			dt_broken(r, "merge histories: out of memory");
 		dt_history_free(&p.w[i].hist);
 	}
+	/* across hosts: ship what this call recorded, get everyone's */
+	if (dt_mh_active())
+		dt_mh_exchange(r, &fresh);
+	if (dt_history_move(&r->hist, &fresh) < 0)
+		dt_broken(r, "merge histories: out of memory");
 	dt_history_sort(&r->hist);
 	pthread_barrier_destroy(&p.ready);
 	pthread_barrier_destroy(&p.go);

@@ -33,8 +33,8 @@ static void storm_present(struct dt_worker *w)
 
 	for (long k = 0; k < MAX_ROUNDS && dt_worker_round(w, k); k++) {
 		dt_pathbuf(w->run, name, sizeof(name), "present.%ld", k);
-		/* worker 0 creates the name; the others find it after */
-		if (w->id == 0)
+		/* worker 0 of the run creates it; the others find it after */
+		if (w->gid == 0)
 			dt_create(w, name, true, NULL);
 		if (!dt_worker_round(w, k))
 			break;
@@ -50,7 +50,7 @@ static void judge(struct dt_run *r, const char *fmt)
 
 	for (size_t i = 0; i < r->hist.n; i++)
 		rounds += r->hist.ev[i].op == DT_OP_LOOKUP &&
-			  r->hist.ev[i].thread == 0;
+			  r->hist.ev[i].thread == 0 && r->hist.ev[i].host == 0;
 	for (long k = 0; k < rounds; k++) {
 		dt_pathbuf(r, name, sizeof(name), fmt, k);
 		if (dt_oracle_same_answer(&r->hist, name, &v)) {

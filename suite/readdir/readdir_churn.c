@@ -20,11 +20,11 @@
 static void churn_worker(struct dt_worker *w)
 {
 	char name[DT_PATH_MAX], dir[DT_PATH_MAX];
-	int churners = w->nworkers / 2;
+	int churners = w->ngworkers / 2;
 
 	dt_pathbuf(w->run, dir, sizeof(dir), "d");
 	for (long k = 0; dt_worker_continue(w, k); k++) {
-		if (w->id >= churners) {
+		if (w->gid >= churners) {
 			if (k >= MAX_LISTINGS)
 				break;
 			dt_readdir(w, dir);
@@ -32,7 +32,7 @@ static void churn_worker(struct dt_worker *w)
 		}
 		/* each churner owns its names: creates and unlinks succeed */
 		long n = (long)(dt_rand(&w->rng) % (CHURN / churners));
-		dt_pathbuf(w->run, name, sizeof(name), "d/c.%d.%ld", w->id, n);
+		dt_pathbuf(w->run, name, sizeof(name), "d/c.%d.%ld", w->gid, n);
 		if (dt_create(w, name, true, NULL) == -EEXIST)
 			dt_unlink(w, name);
 	}
@@ -46,10 +46,12 @@ static void run_churn(struct dt_run *r)
 	long listings = 0;
 
 	dt_pathbuf(r, dir, sizeof(dir), "d");
-	dt_must(r, dt_mkdir(s, dir), "mkdir %s", dir);
-	for (int i = 0; i < STABLE; i++)
-		dt_must(r, dt_create(s, dt_path(r, "d/stable.%d", i), true,
-				     NULL), "create stable.%d", i);
+	if (dt_leader(r)) {
+		dt_must(r, dt_mkdir(s, dir), "mkdir %s", dir);
+		for (int i = 0; i < STABLE; i++)
+			dt_must(r, dt_create(s, dt_path(r, "d/stable.%d", i),
+					     true, NULL), "create stable.%d", i);
+	}
 	dt_run_workers(r, r->threads < 2 ? 2 : r->threads, churn_worker, NULL);
 	if (dt_oracle_readdir(&r->hist, dir, &v))
 		dt_fail_verdict(r, "readdir under churn", &v);

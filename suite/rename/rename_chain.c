@@ -13,21 +13,37 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "dentrace.h"
 
 struct chain {
-	long pos;		/* index the writer last completed, shared */
-	uint64_t fileid;
+	long pos;		/* index the writer last completed (its host) */
 };
+
+/* Where is the file now?  A listing of the chain dir says (recorded). */
+static long resync(struct dt_worker *w, long k)
+{
+	const struct dt_event *e;
+	char dir[DT_PATH_MAX];
+
+	dt_pathbuf(w->run, dir, sizeof(dir), "chain");
+	if (dt_readdir(w, dir) < 0)
+		return k;
+	e = &w->hist.ev[w->hist.n - 1];
+	for (size_t i = 0; e->list && i < e->list->n; i++)
+		if (!strncmp(e->list->ent[i].name, "f.", 2))
+			return atol(e->list->ent[i].name + 2);
+	return k;
+}
 
 static void chain_worker(struct dt_worker *w)
 {
 	struct chain *ch = w->arg;
 	char from[DT_PATH_MAX], to[DT_PATH_MAX];
 
-	if (w->id == 0) {
+	if (w->gid == 0) {
 		long i;
 
 		for (i = 0; dt_worker_continue(w, i); i++) {
@@ -40,15 +56,26 @@ static void chain_worker(struct dt_worker *w)
 		dt_workers_stop(w->run);
 		return;
 	}
-	/* readers probe the current name, the next and the previous one */
-	for (long k = 0; dt_worker_continue(w, k); k++) {
-		long pos = __atomic_load_n(&ch->pos, __ATOMIC_ACQUIRE);
-		long probe = pos + (long)(dt_rand(&w->rng) % 3) - 1;
+	/*
+	 * Readers follow the file on their own (they may be on another host
+	 * than the writer): probe the name it had, the next and the one
+	 * before; when it is at neither, a listing tells where it went.
+	 */
+	long k = 0, misses = 0;
+	for (long n = 0; dt_worker_continue(w, n); n++) {
+		long probe = k + (long)(dt_rand(&w->rng) % 3) - 1;
 
 		if (probe < 0)
 			probe = 0;
 		dt_pathbuf(w->run, to, sizeof(to), "chain/f.%ld", probe);
-		dt_lookup(w, to, NULL);
+		if (dt_lookup(w, to, NULL) == 0) {
+			if (probe > k)
+				k = probe;
+			misses = 0;
+		} else if (++misses >= 3) {
+			k = resync(w, k);
+			misses = 0;
+		}
 	}
 }
 
@@ -56,20 +83,29 @@ static void run_chain(struct dt_run *r)
 {
 	struct dt_worker *s = dt_setup_worker(r);
 	struct chain ch = { 0 };
-	struct dt_stat st;
 	struct dt_verdict v;
 	struct dt_dirlist l = { 0 };
-	char prefix[DT_PATH_MAX];
+	char prefix[DT_PATH_MAX], dir[DT_PATH_MAX];
+	long renames = 0;
 
-	dt_must(r, dt_mkdir(s, dt_path(r, "chain")), "mkdir chain");
-	dt_must(r, dt_create(s, dt_path(r, "chain/f.0"), true, &st),
-		"create chain/f.0");
-	ch.fileid = st.fileid;
+	if (dt_leader(r)) {
+		dt_must(r, dt_mkdir(s, dt_path(r, "chain")), "mkdir chain");
+		dt_must(r, dt_create(s, dt_path(r, "chain/f.0"), true, NULL),
+			"create chain/f.0");
+	}
 	dt_run_workers(r, r->threads < 2 ? 2 : r->threads, chain_worker, &ch);
 
+	/* fileid 0: the oracle takes it from the create of f.0 */
 	dt_pathbuf(r, prefix, sizeof(prefix), "chain/f.");
-	if (dt_oracle_rename_chain(&r->hist, prefix, ch.fileid, &v))
+	if (dt_oracle_rename_chain(&r->hist, prefix, 0, &v))
 		dt_fail_verdict(r, "rename chain", &v);
+	dt_pathbuf(r, dir, sizeof(dir), "chain");
+	if (dt_oracle_readdir(&r->hist, dir, &v) && v.event != SIZE_MAX)
+		dt_fail_verdict(r, "readdir of the chain", &v);
+	for (size_t i = 0; i < r->hist.n; i++)
+		renames += r->hist.ev[i].op == DT_OP_RENAME &&
+			   r->hist.ev[i].result == 0;
+	ch.pos = renames;
 
 	/* afterwards exactly one name is left: the last one */
 	dt_must(r, r->target->ops->readdir(r->conn, dt_path(r, "chain"), &l),
@@ -82,8 +118,8 @@ static void run_chain(struct dt_run *r)
 			       l.n ? l.ent[0].name : "-"),
 			"the chain must end under exactly one name");
 	dt_dirlist_free(&l);
-	dt_diag(r, "renames", "%ld", ch.pos);
-	if (ch.pos == 0)
+	dt_diag(r, "renames", "%ld", renames);
+	if (renames == 0)
 		dt_broken(r, "the writer made no rename");
 }
 
@@ -93,7 +129,7 @@ static void over_worker(struct dt_worker *w)
 	struct dt_stat st;
 
 	dt_pathbuf(w->run, target, sizeof(target), "over/target");
-	if (w->id == 0) {
+	if (w->gid == 0) {
 		long i;
 
 		for (i = 0; dt_worker_continue(w, i); i++) {
@@ -121,15 +157,17 @@ static void run_over(struct dt_run *r)
 {
 	struct dt_worker *s = dt_setup_worker(r);
 
-	dt_must(r, dt_mkdir(s, dt_path(r, "over")), "mkdir over");
-	dt_must(r, dt_create(s, dt_path(r, "over/target"), true, NULL),
-		"create over/target");
+	if (dt_leader(r)) {
+		dt_must(r, dt_mkdir(s, dt_path(r, "over")), "mkdir over");
+		dt_must(r, dt_create(s, dt_path(r, "over/target"), true, NULL),
+			"create over/target");
+	}
 	dt_run_workers(r, r->threads < 2 ? 2 : r->threads, over_worker, NULL);
 	/* the writer's own failures are failures too */
 	for (size_t i = 0; i < r->hist.n; i++) {
 		const struct dt_event *e = &r->hist.ev[i];
 
-		if (e->thread == 0 && e->result < 0 &&
+		if (e->thread == 0 && e->host == 0 && e->result < 0 &&
 		    (e->op == DT_OP_RENAME || e->op == DT_OP_CREATE)) {
 			dt_fail(r, dt_op_name(e->op), "0", dt_strerr(e->result),
 				"writer %s %s", dt_op_name(e->op), e->name);

@@ -24,7 +24,7 @@ static void unlink_storm(struct dt_worker *w)
 
 	for (long k = 0; k < MAX_ROUNDS && dt_worker_round(w, k); k++) {
 		dt_pathbuf(w->run, name, sizeof(name), "victim.%ld", k);
-		if (w->id == 0 && dt_create(w, name, true, NULL) < 0)
+		if (w->gid == 0 && dt_create(w, name, true, NULL) < 0)
 			dt_fail(w->run, "create", "0", "error",
 				"create %s for the round", name);
 		if (!dt_worker_round(w, k))
@@ -39,7 +39,7 @@ static long count_rounds(struct dt_run *r, enum dt_opcode op)
 
 	for (size_t i = 0; i < r->hist.n; i++)
 		n += r->hist.ev[i].op == op && r->hist.ev[i].thread == 0 &&
-		     r->hist.ev[i].result == 0;
+		     r->hist.ev[i].host == 0 && r->hist.ev[i].result == 0;
 	return n;
 }
 
@@ -72,11 +72,11 @@ static void lookup_vs_unlink(struct dt_worker *w)
 
 	for (long k = 0; k < MAX_ROUNDS && dt_worker_round(w, k); k++) {
 		dt_pathbuf(w->run, name, sizeof(name), "victim.%ld", k);
-		if (w->id == 0)
+		if (w->gid == 0)
 			dt_create(w, name, true, NULL);
 		if (!dt_worker_round(w, k))
 			break;
-		if (w->id == 0) {
+		if (w->gid == 0) {
 			dt_unlink(w, name);
 			continue;
 		}

@@ -1,0 +1,262 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Multi-host runs: the glue between a case and the coordinator (coord.h).
+ *
+ * Every host runs the same cases in the same order, so the barrier names
+ * built here ("<case>:<step>:<n>") match across hosts without negotiation.
+ * A failed barrier (a host died, left or timed out) ends the case as
+ * BROKEN naming the cause: the other hosts get a verdict, not a hang.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "coord.h"
+#include "internal.h"
+
+struct dt_coord *dt_coord_handle;
+
+/* values posted per chunk: below the coordinator's 1 MiB limit */
+#define CHUNK (768 * 1024)
+
+bool dt_mh_active(void)
+{
+	return dt_coord_handle != NULL;
+}
+
+static unsigned long seq;	/* barriers passed in this case process */
+
+void dt_mh_barrier(struct dt_run *r, const char *step)
+{
+	char name[DT_COORD_STR_LIMIT + 1];
+	int rc;
+
+	snprintf(name, sizeof(name), "%s:%s:%lu", r->tcase->name, step,
+		 seq++);
+	rc = dt_coord_barrier(dt_coord_handle, name, NULL);
+	if (rc < 0)
+		dt_broken(r, "barrier %s: %s", name,
+			  dt_coord_error(dt_coord_handle));
+}
+
+struct agree {
+	bool all;
+	int hosts;
+};
+
+static int agree_cb(void *arg, int host, const void *buf, size_t len)
+{
+	struct agree *a = arg;
+
+	(void)host;
+	a->hosts++;
+	if (len != 1 || *(const char *)buf != '1')
+		a->all = false;
+	return 0;
+}
+
+bool dt_mh_agree(struct dt_run *r, bool go)
+{
+	/*
+	 * Two keys by parity: a fast host cannot overwrite its answer for
+	 * round n+2 before every host passed round n+1's barrier, which is
+	 * after they all fetched round n.
+	 */
+	static unsigned long n;
+	char key[16];
+	struct agree a = { .all = true };
+	int rc;
+
+	snprintf(key, sizeof(key), "go%lu", n++ & 1);
+	rc = dt_coord_post(dt_coord_handle, key, go ? "1" : "0", 1);
+	if (rc < 0)
+		dt_broken(r, "post %s: %s", key,
+			  dt_coord_error(dt_coord_handle));
+	dt_mh_barrier(r, "round");
+	rc = dt_coord_fetch(dt_coord_handle, key, agree_cb, &a);
+	if (rc < 0 || a.hosts != r->nhosts)
+		dt_broken(r, "fetch %s: %s (%d of %d hosts)", key,
+			  rc < 0 ? dt_coord_error(dt_coord_handle) : "short",
+			  a.hosts, r->nhosts);
+	return a.all;
+}
+
+/* ---- scratch directory: the leader's, shared by all ------------------- */
+
+static int scratch_cb(void *arg, int host, const void *buf, size_t len)
+{
+	struct dt_run *r = arg;
+
+	if (host == 0 && len < sizeof(r->scratch)) {
+		memcpy(r->scratch, buf, len);
+		r->scratch[len] = 0;
+	}
+	return 0;
+}
+
+void dt_mh_share_scratch(struct dt_run *r)
+{
+	int rc;
+
+	if (dt_leader(r)) {
+		rc = dt_coord_post(dt_coord_handle, "scratch", r->scratch,
+				   strlen(r->scratch));
+		if (rc < 0)
+			dt_broken(r, "post scratch: %s",
+				  dt_coord_error(dt_coord_handle));
+	}
+	dt_mh_barrier(r, "scratch");
+	if (!dt_leader(r)) {
+		r->scratch[0] = 0;
+		rc = dt_coord_fetch(dt_coord_handle, "scratch", scratch_cb, r);
+		if (rc < 0 || !r->scratch[0])
+			dt_broken(r, "fetch the leader's scratch dir: %s",
+				  rc < 0 ? dt_coord_error(dt_coord_handle)
+					 : "none posted");
+	}
+}
+
+/* ---- history exchange ------------------------------------------------- */
+
+struct collect {
+	int nhosts;
+	size_t *nchunks;		/* per host */
+	unsigned char **buf;		/* per host, concatenated chunks */
+	size_t *len;
+	int err;
+};
+
+static int count_cb(void *arg, int host, const void *buf, size_t len)
+{
+	struct collect *c = arg;
+	char tmp[32];
+
+	if (host < 0 || host >= c->nhosts || len >= sizeof(tmp))
+		return c->err = -EBADMSG;
+	memcpy(tmp, buf, len);
+	tmp[len] = 0;
+	c->nchunks[host] = strtoul(tmp, NULL, 10);
+	return 0;
+}
+
+static int chunk_cb(void *arg, int host, const void *buf, size_t len)
+{
+	struct collect *c = arg;
+	unsigned char *np;
+
+	if (host < 0 || host >= c->nhosts)
+		return c->err = -EBADMSG;
+	np = realloc(c->buf[host], c->len[host] + len + 1);
+	if (!np)
+		return c->err = -ENOMEM;
+	memcpy(np + c->len[host], buf, len);
+	c->buf[host] = np;
+	c->len[host] += len;
+	return 0;
+}
+
+/*
+ * Replace the local history h by the merged history of all hosts, on the
+ * coordinator's time line.
+ */
+void dt_mh_exchange(struct dt_run *r, struct dt_history *h)
+{
+	struct collect c = { .nhosts = r->nhosts };
+	void *enc = NULL;
+	size_t enclen, nchunks, maxchunks = 0;
+	char key[32], val[32];
+	int rc;
+
+	for (size_t i = 0; i < h->n; i++) {
+		h->ev[i].host = (uint16_t)r->host;
+		h->ev[i].start_ns = (uint64_t)dt_coord_to_global(
+			dt_coord_handle, h->ev[i].start_ns);
+		h->ev[i].end_ns = (uint64_t)dt_coord_to_global(
+			dt_coord_handle, h->ev[i].end_ns);
+	}
+	rc = dt_history_encode(h, &enc, &enclen);
+	if (rc < 0)
+		dt_broken(r, "encode history: %s", dt_strerr(rc));
+	nchunks = (enclen + CHUNK - 1) / CHUNK;
+	for (size_t i = 0; i < nchunks; i++) {
+		size_t off = i * CHUNK;
+		size_t len = enclen - off < CHUNK ? enclen - off : CHUNK;
+
+		snprintf(key, sizeof(key), "h%zu", i);
+		rc = dt_coord_post(dt_coord_handle, key,
+				   (char *)enc + off, len);
+		if (rc < 0)
+			dt_broken(r, "post history chunk %zu: %s", i,
+				  dt_coord_error(dt_coord_handle));
+	}
+	free(enc);
+	snprintf(val, sizeof(val), "%zu", nchunks);
+	rc = dt_coord_post(dt_coord_handle, "hn", val, strlen(val));
+	if (rc < 0)
+		dt_broken(r, "post history size: %s",
+			  dt_coord_error(dt_coord_handle));
+	dt_mh_barrier(r, "history");
+
+	c.nchunks = calloc((size_t)c.nhosts, sizeof(*c.nchunks));
+	c.buf = calloc((size_t)c.nhosts, sizeof(*c.buf));
+	c.len = calloc((size_t)c.nhosts, sizeof(*c.len));
+	if (!c.nchunks || !c.buf || !c.len)
+		dt_broken(r, "history exchange: out of memory");
+	rc = dt_coord_fetch(dt_coord_handle, "hn", count_cb, &c);
+	if (rc != c.nhosts || c.err)
+		dt_broken(r, "fetch history sizes: %d of %d hosts posted",
+			  rc, c.nhosts);
+	for (int k = 0; k < c.nhosts; k++)
+		if (c.nchunks[k] > maxchunks)
+			maxchunks = c.nchunks[k];
+	/*
+	 * Chunk keys are reused from case to case: a host that posted fewer
+	 * chunks this time may still have an old value under a higher key,
+	 * so take from each host only the chunks it announced.
+	 */
+	for (size_t i = 0; i < maxchunks; i++) {
+		struct collect one = c;
+		size_t *saved = malloc((size_t)c.nhosts * sizeof(*saved));
+
+		if (!saved)
+			dt_broken(r, "history exchange: out of memory");
+		memcpy(saved, c.len, (size_t)c.nhosts * sizeof(*saved));
+		snprintf(key, sizeof(key), "h%zu", i);
+		rc = dt_coord_fetch(dt_coord_handle, key, chunk_cb, &one);
+		if (rc < 0 || one.err)
+			dt_broken(r, "fetch history chunk %zu: %s", i,
+				  rc < 0 ? dt_coord_error(dt_coord_handle)
+					 : dt_strerr(one.err));
+		c.buf = one.buf;
+		for (int k = 0; k < c.nhosts; k++)
+			if (i >= c.nchunks[k])
+				c.len[k] = saved[k];	/* stale: drop it */
+		free(saved);
+	}
+	dt_history_free(h);
+	for (int k = 0; k < c.nhosts; k++) {
+		rc = c.len[k] ? dt_history_decode(c.buf[k], c.len[k], h) : 0;
+		free(c.buf[k]);
+		if (rc < 0)
+			dt_broken(r, "decode history of host %d: %s", k,
+				  dt_strerr(rc));
+	}
+	free(c.buf);
+	free(c.len);
+	free(c.nchunks);
+	dt_history_sort(h);
+}
+
+void dt_mh_report_skew(struct dt_run *r)
+{
+	struct dt_coord_skew s;
+
+	if (dt_coord_skew_stats(dt_coord_handle, &s) < 0 || !s.barriers)
+		return;
+	dt_diag(r, "hosts", "%d", r->nhosts);
+	dt_diag(r, "start_skew_us", "p50 %.1f p99 %.1f max %.1f over %u "
+		"barriers (offset uncertainty %.1f)",
+		s.p50_ns / 1e3, s.p99_ns / 1e3, s.max_ns / 1e3, s.barriers,
+		s.unc_ns / 1e3);
+}
