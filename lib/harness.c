@@ -810,6 +810,46 @@ static bool tags_match(const struct dt_test *t, const char *want)
 	return false;
 }
 
+/*
+ * The tag vocabulary.  Selecting by a tag nobody uses would silently run
+ * nothing, so an unknown tag is a usage error, and so is a test that
+ * declares one (caught by every --list, i.e. by the runners).
+ */
+static const char known_tags[] =
+	"quick slow race coherence perf kernel-only "
+	"lookup rename unlink readdir create link mkdir";
+
+static bool tag_known(const char *tag, size_t len)
+{
+	for (const char *p = known_tags; *p;) {
+		size_t l = strcspn(p, " ");
+
+		if (l == len && !strncmp(p, tag, l))
+			return true;
+		p += l;
+		p += strspn(p, " ");
+	}
+	return false;
+}
+
+/* Every tag in list (separated by any of seps) is known; else report. */
+static bool tags_valid(const char *what, const char *list, const char *seps)
+{
+	for (const char *p = list; p && *p;) {
+		size_t l = strcspn(p, seps);
+
+		if (l && !tag_known(p, l)) {
+			fprintf(stderr, "dentrace: %s: unknown tag '%.*s' "
+					"(known: %s)\n", what, (int)l, p,
+				known_tags);
+			return false;
+		}
+		p += l;
+		p += strspn(p, seps);
+	}
+	return true;
+}
+
 static void usage(const struct dt_test *t, FILE *f)
 {
 	fprintf(f,
@@ -1077,6 +1117,9 @@ int dt_main(const struct dt_test *t, int argc, char **argv)
 			t->name, argv[optind]);
 		return DT_EXIT_USAGE;
 	}
+	if (!tags_valid(t->name, t->tags, " ") ||
+	    !tags_valid("--tags", o.tags, ", "))
+		return DT_EXIT_USAGE;
 	if (o.list) {
 		for (const struct dt_case *c = t->cases; c->name; c++)
 			printf("%s.%s\t%s\n", t->name, c->name,
