@@ -390,6 +390,12 @@ bool dt_worker_continue(struct dt_worker *w, long i);
  * one round start it together.  Every worker must call it the same way.
  */
 bool dt_worker_round(struct dt_worker *w, long round);
+/*
+ * A barrier inside a round: every worker of the run (all hosts) waits for
+ * the others, and nobody ends the run here.  Use it between a round's
+ * setup and its race.
+ */
+void dt_worker_sync(struct dt_worker *w);
 /* Ask every worker of the current run to stop (e.g. the writer is done). */
 void dt_workers_stop(struct dt_run *r);
 uint64_t dt_rand(uint64_t *state);

@@ -44,6 +44,7 @@ struct options {
 	const char *token_file;
 	const char *host_name;		/* unique name of this host in the run */
 	const char *run_id;
+	const char *history_dir;	/* dump the history of failed cases */
 	int threads;
 	double duration;
 	long iterations;
@@ -515,6 +516,15 @@ static void case_child(const struct dt_test *t, const struct dt_case *c,
 	if (t->setup)
 		t->setup(&r);
 	c->run(&r);
+	if (r.failures && o->history_dir && r.hist.n) {
+		char path[DT_PATH_MAX];
+
+		snprintf(path, sizeof(path), "%s/%s.%s.host%d.hist",
+			 o->history_dir, t->name, c->name, r.host);
+		rc = dt_history_dump(&r.hist, path);
+		dt_diag(&r, "history", "%s%s", path,
+			rc < 0 ? " (could not be written)" : "");
+	}
 	if (t->cleanup)
 		t->cleanup(&r);
 	if (dt_mh_active()) {
@@ -730,7 +740,8 @@ static int run_case(int num, const struct dt_test *t, const struct dt_case *c,
 				 "case process exited %d", outcome);
 			outcome = DT_BROKEN;
 		}
-		if (outcome == DT_FAIL || outcome == DT_BROKEN)
+		/* a case that ended early (skip, broken, watchdog) left it */
+		if (outcome != DT_PASS)
 			sweep_after_kill(tgt, pid, t, c);
 	}
 
@@ -870,6 +881,7 @@ static void usage(const struct dt_test *t, FILE *f)
 		"      --token-file F   the run token for --coord (required with it)\n"
 		"      --host-name N    this host's unique name in the run\n"
 		"      --run-id ID      the run's id (as the coordinator knows it)\n"
+		"      --history-dir D  write the history of a failed case to D\n"
 		"      --init-target    mark an EMPTY directory as a dentrace target\n"
 		"  -l, --list           list cases and tags\n"
 		"  -q, --quiet          YAML blocks only for failures\n"
@@ -1051,6 +1063,7 @@ int dt_main(const struct dt_test *t, int argc, char **argv)
 		{ "token-file", required_argument, NULL, 8 },
 		{ "host-name", required_argument, NULL, 9 },
 		{ "run-id", required_argument, NULL, 10 },
+		{ "history-dir", required_argument, NULL, 11 },
 		{ "list", no_argument, NULL, 'l' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -1106,6 +1119,7 @@ int dt_main(const struct dt_test *t, int argc, char **argv)
 		case 8: o.token_file = optarg; break;
 		case 9: o.host_name = optarg; break;
 		case 10: o.run_id = optarg; break;
+		case 11: o.history_dir = optarg; break;
 		case 'l': o.list = true; break;
 		case 'q': o.quiet = true; break;
 		case 'h': usage(t, stdout); return 0;

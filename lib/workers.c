@@ -115,6 +115,18 @@ bool dt_worker_round(struct dt_worker *w, long round)
 	return p->round_go[slot];
 }
 
+void dt_worker_sync(struct dt_worker *w)
+{
+	struct pool *p = current_pool;
+
+	pthread_barrier_wait(&p->round);
+	if (dt_mh_active()) {
+		if (w->id == 0)
+			dt_mh_barrier(w->run, "sync");
+		pthread_barrier_wait(&p->round);
+	}
+}
+
 void dt_workers_stop(struct dt_run *r)
 {
 	(void)r;

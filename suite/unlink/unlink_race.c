@@ -27,8 +27,7 @@ static void unlink_storm(struct dt_worker *w)
 		if (w->gid == 0 && dt_create(w, name, true, NULL) < 0)
 			dt_fail(w->run, "create", "0", "error",
 				"create %s for the round", name);
-		if (!dt_worker_round(w, k))
-			break;
+		dt_worker_sync(w);
 		dt_unlink(w, name);
 	}
 }
@@ -74,8 +73,7 @@ static void lookup_vs_unlink(struct dt_worker *w)
 		dt_pathbuf(w->run, name, sizeof(name), "victim.%ld", k);
 		if (w->gid == 0)
 			dt_create(w, name, true, NULL);
-		if (!dt_worker_round(w, k))
-			break;
+		dt_worker_sync(w);
 		if (w->gid == 0) {
 			dt_unlink(w, name);
 			continue;

@@ -1,0 +1,859 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Oracles for contended renames (K renames of one source, two directories
+ * racing to move into each other, a directory moved into itself) and for
+ * reads of a file whose name was unlinked while it was open.  The
+ * invariants are in oracle_race.h; this file says how they are judged.
+ *
+ * A rename race is judged as a whole rather than read by read: which
+ * renames took part, who won, how each loser failed, and what the lookups
+ * made after the race saw.  Serialise the race in any order: the first
+ * rename to take effect finds its source and its target's parent in place
+ * and succeeds, and it removes what every other rename needed (the shared
+ * source, or in the loop race the other directory's place in the parent).
+ * So exactly one wins, whatever the timing; no interval arithmetic needed.
+ * Lookups made while renames were in flight are not judged here
+ * (dt_oracle_name_lifetime does that for names the history creates).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dentrace.h"
+#include "errname.h"
+#include "oracle_race.h"
+
+/* v->event when a violation is about the history as a whole */
+#define NO_EVENT SIZE_MAX
+/* room for evdesc() of any event: two full names and every number */
+#define EVLEN 400
+
+struct judge {
+	const struct dt_history *h;
+	struct dt_verdict *v;
+	uint64_t t0;		/* times in messages are relative to this */
+};
+
+static void judge_init(struct judge *j, const struct dt_history *h,
+		       struct dt_verdict *v)
+{
+	size_t i;
+
+	memset(v, 0, sizeof(*v));
+	j->h = h;
+	j->v = v;
+	/* the origin dt_history_dump uses, so the numbers can be found */
+	j->t0 = h->n ? UINT64_MAX : 0;
+	for (i = 0; i < h->n; i++)
+		if (h->ev[i].start_ns < j->t0)
+			j->t0 = h->ev[i].start_ns;
+}
+
+static uint64_t ev_end(const struct dt_event *e)
+{
+	/* a recorder bug must not make an interval run backwards */
+	return e->end_ns < e->start_ns ? e->start_ns : e->end_ns;
+}
+
+/*
+ * Count one violation; true when the caller should describe it: the
+ * verdict keeps the earliest bad event (a whole-history complaint only
+ * until a real event turns up).
+ */
+static bool flag(struct judge *j, size_t ev)
+{
+	struct dt_verdict *v = j->v;
+
+	v->violations++;
+	if (v->violations == 1 || ev < v->event) {
+		v->event = ev;
+		return true;
+	}
+	return false;
+}
+
+static void __attribute__((format(printf, 2, 3)))
+say(char dst[256], const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(dst, 256, fmt, ap);
+	va_end(ap);
+}
+
+/* "#12 h0 t3 RENAME(d/a, d/b/x) = EINVAL @[+100,+180]ns" */
+static const char *evdesc(const struct judge *j, size_t i, char *buf,
+			  size_t len)
+{
+	const struct dt_event *e = &j->h->ev[i];
+	char rb[16], th[16], fid[32] = "";
+
+	if (e->thread == 0xffff)
+		snprintf(th, sizeof(th), "setup");
+	else
+		snprintf(th, sizeof(th), "t%u", e->thread);
+	if (e->fileid)
+		snprintf(fid, sizeof(fid), " fileid %" PRIu64, e->fileid);
+	snprintf(buf, len, "#%zu h%u %s %s(%s%s%s) = %s%s @[+%" PRId64
+		 ",+%" PRId64 "]ns", i, e->host, th,
+		 dt_op_name((enum dt_opcode)e->op), e->name,
+		 e->name2[0] ? ", " : "", e->name2,
+		 dt_resname(e->result, rb, sizeof(rb)), fid,
+		 (int64_t)(e->start_ns - j->t0), (int64_t)(ev_end(e) - j->t0));
+	return buf;
+}
+
+static int oom(struct judge *j)
+{
+	j->v->violations++;
+	j->v->event = NO_EVENT;
+	say(j->v->what, "oracle could not judge the history: out of memory");
+	say(j->v->expected, "a verdict");
+	say(j->v->observed, "ENOMEM");
+	return -ENOMEM;
+}
+
+/* path lies strictly below dir: "d/x" is below "d", "d" and "dx" are not */
+static bool below(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	return n && !strncmp(path, dir, n) && path[n] == '/' && path[n + 1];
+}
+
+static bool at_or_below(const char *path, const char *root)
+{
+	return !strcmp(path, root) || below(path, root);
+}
+
+/* ---- one race: its renames and what they left ---------------------------- */
+
+typedef bool (*race_pred)(const struct dt_event *e, const void *arg);
+
+struct race {
+	size_t *ev;		/* the race's renames, ascending indexes */
+	size_t n;
+	uint64_t first_start;	/* the race began ... */
+	uint64_t last_end;	/* ... and was over */
+	size_t nwin;		/* renames that returned 0 */
+	size_t win;		/* the earliest-starting of them */
+};
+
+static int race_collect(struct race *R, const struct dt_history *h,
+			race_pred in, const void *arg)
+{
+	size_t i, cap = 0;
+
+	memset(R, 0, sizeof(*R));
+	R->first_start = UINT64_MAX;
+	for (i = 0; i < h->n; i++) {
+		const struct dt_event *e = &h->ev[i];
+
+		if (e->op != DT_OP_RENAME || !in(e, arg))
+			continue;
+		if (R->n == cap) {
+			size_t *p;
+
+			cap = cap ? cap * 2 : 16;
+			p = realloc(R->ev, cap * sizeof(*p));
+			if (!p) {
+				free(R->ev);
+				R->ev = NULL;
+				return -ENOMEM;
+			}
+			R->ev = p;
+		}
+		R->ev[R->n++] = i;
+		if (e->start_ns < R->first_start)
+			R->first_start = e->start_ns;
+		if (ev_end(e) > R->last_end)
+			R->last_end = ev_end(e);
+		if (!e->result && (!R->nwin++ ||
+				   e->start_ns < h->ev[R->win].start_ns))
+			R->win = i;
+	}
+	return 0;
+}
+
+static bool race_has(const struct race *R, size_t i)
+{
+	size_t lo = 0, hi = R->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (R->ev[mid] == i)
+			return true;
+		if (R->ev[mid] < i)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
+static bool is_mutation(enum dt_opcode op)
+{
+	return op == DT_OP_CREATE || op == DT_OP_MKDIR || op == DT_OP_RMDIR ||
+	       op == DT_OP_UNLINK || op == DT_OP_RENAME || op == DT_OP_LINK;
+}
+
+/* which paths the race's outcome is about */
+typedef bool (*involved_fn)(const char *path, const void *arg);
+
+static bool touches(const struct dt_event *e, involved_fn involved,
+		    const void *arg)
+{
+	return involved(e->name, arg) ||
+	       ((e->op == DT_OP_RENAME || e->op == DT_OP_LINK) &&
+		involved(e->name2, arg));
+}
+
+/*
+ * Until when lookups should see what the race left: the start of the
+ * first successful mutation of an involved path, other than the race's
+ * own renames, that began once the race had (a test that cleans up or
+ * plays again on the same names).
+ */
+static uint64_t race_horizon(const struct dt_history *h, const struct race *R,
+			     involved_fn involved, const void *arg)
+{
+	uint64_t t = UINT64_MAX;
+	size_t i;
+
+	for (i = 0; i < h->n; i++) {
+		const struct dt_event *e = &h->ev[i];
+
+		if (e->result || !is_mutation((enum dt_opcode)e->op) ||
+		    e->start_ns < R->first_start || e->start_ns >= t ||
+		    race_has(R, i) || !touches(e, involved, arg))
+			continue;
+		t = e->start_ns;
+	}
+	return t;
+}
+
+/*
+ * The fileid name had when the race began, as told by the last event to
+ * speak of it that returned before t: a CREATE or LOOKUP that saw one.
+ * When that last event changed the name without telling (a rename, a link,
+ * a removal), or none did, the fileid is unknown: 0.
+ */
+static uint64_t fileid_before(const struct dt_history *h, const char *name,
+			      uint64_t t)
+{
+	uint64_t best = 0, fid = 0;
+	bool any = false;
+	size_t i;
+
+	for (i = 0; i < h->n; i++) {
+		const struct dt_event *e = &h->ev[i];
+		bool speaks = false;
+
+		if (e->result || ev_end(e) >= t)
+			continue;
+		switch (e->op) {
+		case DT_OP_CREATE:
+		case DT_OP_MKDIR:
+		case DT_OP_LOOKUP:
+		case DT_OP_UNLINK:
+		case DT_OP_RMDIR:
+			speaks = !strcmp(e->name, name);
+			break;
+		case DT_OP_RENAME:
+			speaks = !strcmp(e->name, name) ||
+				 !strcmp(e->name2, name);
+			break;
+		case DT_OP_LINK:
+			speaks = !strcmp(e->name2, name);
+			break;
+		default:
+			break;
+		}
+		if (!speaks || (any && ev_end(e) < best))
+			continue;
+		any = true;
+		best = ev_end(e);
+		fid = e->op == DT_OP_CREATE || e->op == DT_OP_MKDIR ||
+		      e->op == DT_OP_LOOKUP ? e->fileid : 0;
+	}
+	return fid;
+}
+
+/* What a lookup after the race must see at one name. */
+struct want {
+	const char *name;
+	bool present;
+	bool must_see;		/* the test must have looked here */
+	uint64_t fileid;	/* present: the file expected, 0 = any */
+	const char *why;	/* "renamed away by", ... */
+	size_t because;		/* ... this event */
+	size_t order;		/* claims on one name: the first stands */
+	bool seen;
+};
+
+/*
+ * The names a race is judged by, sorted for binary search: a run with
+ * hundreds of workers has hundreds of loser targets, and every lookup of
+ * the history is matched against them.
+ */
+struct wants {
+	struct want *w;
+	size_t n, cap;
+};
+
+static int wants_init(struct wants *W, size_t cap)
+{
+	W->n = 0;
+	W->cap = cap;
+	W->w = malloc(cap * sizeof(*W->w));
+	return W->w ? 0 : -ENOMEM;
+}
+
+/* the first claim on a name stands: the winner's before a loser's */
+static void want_add(struct wants *W, const char *name, bool present,
+		     bool must_see, uint64_t fileid, const char *why,
+		     size_t because)
+{
+	if (W->n == W->cap)
+		return;		/* cannot happen: sized for every rename */
+	W->w[W->n] = (struct want){
+		.name = name, .present = present, .must_see = must_see,
+		.fileid = fileid, .why = why, .because = because,
+		.order = W->n,
+	};
+	W->n++;
+}
+
+static int want_cmp(const void *p, const void *q)
+{
+	const struct want *x = p, *y = q;
+	int r = strcmp(x->name, y->name);
+
+	if (r)
+		return r;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* sort by name and keep each name's first claim */
+static void wants_seal(struct wants *W)
+{
+	size_t i, n = 0;
+
+	if (W->n > 1)
+		qsort(W->w, W->n, sizeof(*W->w), want_cmp);
+	for (i = 0; i < W->n; i++)
+		if (!n || strcmp(W->w[n - 1].name, W->w[i].name))
+			W->w[n++] = W->w[i];
+	W->n = n;
+}
+
+static struct want *want_find(const struct wants *W, const char *name)
+{
+	size_t lo = 0, hi = W->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int r = strcmp(name, W->w[mid].name);
+
+		if (!r)
+			return &W->w[mid];
+		if (r < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return NULL;
+}
+
+/* one_source: the names of the race are files: only they are involved */
+static bool is_wanted(const char *path, const void *arg)
+{
+	return want_find(arg, path) != NULL;
+}
+
+static void judge_after(struct judge *j, const struct race *R,
+			struct wants *W, uint64_t horizon)
+{
+	const struct dt_history *h = j->h;
+	struct dt_verdict *v = j->v;
+	char a[EVLEN], b[EVLEN], rb[16];
+	size_t i, k;
+
+	for (i = 0; i < h->n; i++) {
+		const struct dt_event *e = &h->ev[i];
+		struct want *w;
+
+		if (e->op != DT_OP_LOOKUP || e->start_ns <= R->last_end ||
+		    ev_end(e) >= horizon)
+			continue;
+		w = want_find(W, e->name);
+		if (!w)
+			continue;
+		w->seen = true;
+		if (e->result == 0 && !w->present) {
+			if (!flag(j, i))
+				continue;
+			say(v->what, "found after the race: %s", e->name);
+			say(v->expected, "ENOENT: %s %s", w->why,
+			    evdesc(j, w->because, a, sizeof(a)));
+			say(v->observed, "%s", evdesc(j, i, b, sizeof(b)));
+		} else if (e->result == 0 && w->fileid && e->fileid &&
+			   e->fileid != w->fileid) {
+			if (!flag(j, i))
+				continue;
+			say(v->what, "fileid mismatch after the race: %s holds another file",
+			    e->name);
+			say(v->expected, "fileid %" PRIu64 ": %s %s", w->fileid,
+			    w->why, evdesc(j, w->because, a, sizeof(a)));
+			say(v->observed, "%s", evdesc(j, i, b, sizeof(b)));
+		} else if (e->result == -ENOENT && w->present) {
+			if (!flag(j, i))
+				continue;
+			say(v->what, "lost after the race: ENOENT for %s",
+			    e->name);
+			say(v->expected, "found: %s %s", w->why,
+			    evdesc(j, w->because, a, sizeof(a)));
+			say(v->observed, "%s", evdesc(j, i, b, sizeof(b)));
+		} else if (e->result && e->result != -ENOENT && flag(j, i)) {
+			say(v->what, "lookup of %s after the race returned %s",
+			    e->name, dt_resname(e->result, rb, sizeof(rb)));
+			say(v->expected, "%s: a path lookup answers 0 or ENOENT",
+			    w->present ? "found" : "ENOENT");
+			say(v->observed, "%s", evdesc(j, i, b, sizeof(b)));
+		}
+	}
+	for (k = 0; k < W->n; k++) {
+		const struct want *w = &W->w[k];
+
+		if (!w->must_see || w->seen || !flag(j, NO_EVENT))
+			continue;
+		say(v->what, "not checked: no lookup of %s after the race",
+		    w->name);
+		say(v->expected, "a LOOKUP of %s started after the last rename returned (%s)",
+		    w->name, w->present ? "found" : "ENOENT");
+		say(v->observed, "none (the test must look after the race)");
+	}
+}
+
+/* ---- dt_oracle_rename_one_source ----------------------------------------- */
+
+static bool renames_src(const struct dt_event *e, const void *arg)
+{
+	const char *src = arg;
+
+	/* rename(x, x) is a no-op, not a contender */
+	return !strcmp(e->name, src) && strcmp(e->name2, src);
+}
+
+int dt_oracle_rename_one_source(const struct dt_history *h, const char *src,
+				struct dt_verdict *v)
+{
+	struct dt_verdict scratch;
+	char a[EVLEN], b[EVLEN];
+	const struct dt_event *win;
+	struct wants W;
+	struct judge j;
+	struct race R;
+	size_t k;
+
+	/* a caller that only wants the count may pass NULL */
+	if (!v)
+		v = &scratch;
+	judge_init(&j, h, v);
+	if (race_collect(&R, h, renames_src, src))
+		return oom(&j);
+	if (!R.n) {
+		flag(&j, NO_EVENT);
+		say(v->what, "no RENAME of %s in the history", src);
+		say(v->expected, "K racing renames of %s", src);
+		say(v->observed, "none (wrong name passed to the oracle?)");
+		return v->violations;
+	}
+	if (!R.nwin && flag(&j, R.ev[0])) {
+		say(v->what, "no winner: all %zu renames of %s failed", R.n,
+		    src);
+		say(v->expected, "exactly one returns 0: the first to take effect finds %s",
+		    src);
+		say(v->observed, "first: %s", evdesc(&j, R.ev[0], b, sizeof(b)));
+	}
+	for (k = 0; k < R.n; k++) {
+		size_t i = R.ev[k];
+		const struct dt_event *e = &h->ev[i];
+
+		if (!e->result) {
+			if (i == R.win || !flag(&j, i))
+				continue;
+			say(v->what, "two winners: %s renamed twice", src);
+			say(v->expected, "only %s", evdesc(&j, R.win, a, sizeof(a)));
+			say(v->observed, "%s", evdesc(&j, i, b, sizeof(b)));
+		} else if (e->result != -ENOENT && flag(&j, i)) {
+			say(v->what, "a loser of the rename race on %s failed wrongly",
+			    src);
+			say(v->expected, "ENOENT: its source was gone");
+			say(v->observed, "%s", evdesc(&j, i, b, sizeof(b)));
+		}
+	}
+	/* with no winner, or two, there is no one state to expect */
+	if (R.nwin != 1)
+		goto out;
+
+	if (wants_init(&W, R.n + 1)) {
+		free(R.ev);
+		return oom(&j);
+	}
+	win = &h->ev[R.win];
+	want_add(&W, src, false, true, 0, "renamed away by", R.win);
+	want_add(&W, win->name2, true, true,
+		 fileid_before(h, src, R.first_start), "renamed there by",
+		 R.win);
+	for (k = 0; k < R.n; k++)
+		want_add(&W, h->ev[R.ev[k]].name2, false, false, 0,
+			 "its rename failed:", R.ev[k]);
+	wants_seal(&W);
+	judge_after(&j, &R, &W, race_horizon(h, &R, is_wanted, &W));
+	free(W.w);
+out:
+	free(R.ev);
+	return v->violations;
+}
+
+/* ---- dt_oracle_no_dir_loop ------------------------------------------------ */
+
+struct pair {
+	const char *a, *b;
+};
+
+static bool nests(const struct dt_event *e, const void *arg)
+{
+	const struct pair *p = arg;
+
+	return (!strcmp(e->name, p->a) && below(e->name2, p->b)) ||
+	       (!strcmp(e->name, p->b) && below(e->name2, p->a));
+}
+
+/* dir_loop: everything at or below the two directories */
+static bool in_pair(const char *path, const void *arg)
+{
+	const struct pair *p = arg;
+
+	return at_or_below(path, p->a) || at_or_below(path, p->b);
+}
+
+int dt_oracle_no_dir_loop(const struct dt_history *h, const char *a,
+			  const char *b, struct dt_verdict *v)
+{
+	const struct pair p = { a, b };
+	struct dt_verdict scratch;
+	char x[EVLEN], y[EVLEN];
+	const struct dt_event *win = NULL;
+	const char *other = NULL;
+	struct wants W;
+	struct judge j;
+	struct race R;
+	size_t k;
+
+	/* a caller that only wants the count may pass NULL */
+	if (!v)
+		v = &scratch;
+	judge_init(&j, h, v);
+	if (!*a || !*b || at_or_below(a, b) || at_or_below(b, a)) {
+		flag(&j, NO_EVENT);
+		say(v->what, "no loop race between %s and %s", a, b);
+		say(v->expected, "two distinct directories side by side");
+		say(v->observed, "one lies at or below the other (wrong names passed to the oracle?)");
+		return v->violations;
+	}
+	if (race_collect(&R, h, nests, &p))
+		return oom(&j);
+	if (!R.n) {
+		flag(&j, NO_EVENT);
+		say(v->what, "no RENAME of %s into %s or of %s into %s in the history",
+		    a, b, b, a);
+		say(v->expected, "racing renames of each directory into the other");
+		say(v->observed, "none (wrong names passed to the oracle?)");
+		return v->violations;
+	}
+	if (R.nwin) {
+		win = &h->ev[R.win];
+		other = !strcmp(win->name, a) ? b : a;
+	} else if (flag(&j, R.ev[0])) {
+		say(v->what, "no winner: all %zu renames of %s and %s into each other failed",
+		    R.n, a, b);
+		say(v->expected, "exactly one returns 0: the first to take effect finds both side by side");
+		say(v->observed, "first: %s", evdesc(&j, R.ev[0], y, sizeof(y)));
+	}
+	for (k = 0; k < R.n; k++) {
+		size_t i = R.ev[k];
+		const struct dt_event *e = &h->ev[i];
+
+		if (!e->result) {
+			if (i == R.win || !flag(&j, i))
+				continue;
+			if (strcmp(e->name, win->name)) {
+				say(v->what, "loop: %s moved into %s and %s into %s: neither is reachable",
+				    win->name, win->name2, e->name, e->name2);
+				say(v->expected, "only %s; then EINVAL or ENOENT",
+				    evdesc(&j, R.win, x, sizeof(x)));
+			} else {
+				say(v->what, "two winners: %s moved twice",
+				    e->name);
+				say(v->expected, "only %s; then ENOENT",
+				    evdesc(&j, R.win, x, sizeof(x)));
+			}
+			say(v->observed, "%s", evdesc(&j, i, y, sizeof(y)));
+			continue;
+		}
+		if (e->result == -ENOENT)
+			continue;
+		/*
+		 * EINVAL says "your target lies inside your source": true for
+		 * the other directory once the winner moved its target's
+		 * parent into it, never for the winner's own directory (its
+		 * source is simply gone).  With no single winner, either.
+		 */
+		if (e->result == -EINVAL && (R.nwin != 1 ||
+					     strcmp(e->name, win->name)))
+			continue;
+		if (!flag(&j, i))
+			continue;
+		say(v->what, "a loser of the rename race between %s and %s failed wrongly",
+		    a, b);
+		if (R.nwin != 1)
+			say(v->expected, "EINVAL or ENOENT");
+		else if (!strcmp(e->name, win->name))
+			say(v->expected, "ENOENT: %s was gone, moved by %s",
+			    e->name, evdesc(&j, R.win, x, sizeof(x)));
+		else
+			say(v->expected, "EINVAL or ENOENT: %s was moved into %s by %s",
+			    win->name, e->name, evdesc(&j, R.win, x, sizeof(x)));
+		say(v->observed, "%s", evdesc(&j, i, y, sizeof(y)));
+	}
+	if (R.nwin != 1)
+		goto out;
+
+	if (wants_init(&W, R.n + 2)) {
+		free(R.ev);
+		return oom(&j);
+	}
+	/* the winner's source is gone, its target holds it, nothing else moved */
+	want_add(&W, win->name, false, true, 0, "moved into the other by",
+		 R.win);
+	want_add(&W, other, true, true,
+		 fileid_before(h, other, R.first_start),
+		 "the winner only moved the other into it:", R.win);
+	want_add(&W, win->name2, true, true,
+		 fileid_before(h, win->name, R.first_start), "moved there by",
+		 R.win);
+	for (k = 0; k < R.n; k++)
+		want_add(&W, h->ev[R.ev[k]].name2, false, false, 0,
+			 "its rename failed:", R.ev[k]);
+	wants_seal(&W);
+	judge_after(&j, &R, &W, race_horizon(h, &R, in_pair, &p));
+	free(W.w);
+out:
+	free(R.ev);
+	return v->violations;
+}
+
+/* ---- dt_oracle_no_move_into_self ----------------------------------------- */
+
+int dt_oracle_no_move_into_self(const struct dt_history *h,
+				struct dt_verdict *v)
+{
+	struct dt_verdict scratch;
+	char b[EVLEN];
+	struct judge j;
+	size_t i, n = 0;
+
+	/* a caller that only wants the count may pass NULL */
+	if (!v)
+		v = &scratch;
+	judge_init(&j, h, v);
+	for (i = 0; i < h->n; i++) {
+		const struct dt_event *e = &h->ev[i];
+
+		if (e->op != DT_OP_RENAME || !below(e->name2, e->name))
+			continue;
+		n++;
+		if (e->result == -EINVAL || !flag(&j, i))
+			continue;
+		if (!e->result)
+			say(v->what, "moved under itself: %s renamed to %s",
+			    e->name, e->name2);
+		else
+			say(v->what, "a rename of %s into itself failed wrongly",
+			    e->name);
+		say(v->expected, "EINVAL: a directory cannot be moved under itself");
+		say(v->observed, "%s", evdesc(&j, i, b, sizeof(b)));
+	}
+	if (!n) {
+		flag(&j, NO_EVENT);
+		say(v->what, "no RENAME of a directory into itself in the history");
+		say(v->expected, "renames like d -> d/sub/x to judge");
+		say(v->observed, "none");
+	}
+	return v->violations;
+}
+
+/* ---- dt_oracle_open_reads -------------------------------------------------- */
+
+/* an event of one thread's own sequence */
+struct tkey {
+	uint32_t who;		/* host << 16 | thread */
+	uint64_t start;
+	size_t idx;
+};
+
+static int tkey_cmp(const void *p, const void *q)
+{
+	const struct tkey *x = p, *y = q;
+
+	if (x->who != y->who)
+		return x->who < y->who ? -1 : 1;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+struct gone {
+	const char *name;
+	uint64_t end;		/* a successful UNLINK of name returned */
+};
+
+static int gone_cmp(const void *p, const void *q)
+{
+	const struct gone *x = p, *y = q;
+	int r = strcmp(x->name, y->name);
+
+	if (r)
+		return r;
+	return x->end < y->end ? -1 : x->end > y->end;
+}
+
+/* When name was first unlinked, or UINT64_MAX: g[] sorted by gone_cmp */
+static uint64_t unlinked_at(const struct gone *g, size_t n, const char *name)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (strcmp(g[mid].name, name) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && !strcmp(g[lo].name, name) ? g[lo].end : UINT64_MAX;
+}
+
+int dt_oracle_open_reads(const struct dt_history *h, const char *prefix,
+			 size_t size, struct dt_verdict *v)
+{
+	size_t plen = strlen(prefix), i, nk = 0, ng = 0, nopen = 0, nread = 0,
+	       nafter = 0, cur = NO_EVENT;
+	struct dt_verdict scratch;
+	struct tkey *key;
+	struct gone *g;
+	char a[EVLEN], b[EVLEN];
+	uint32_t who = 0;
+	struct judge j;
+
+	/* a caller that only wants the count may pass NULL */
+	if (!v)
+		v = &scratch;
+	judge_init(&j, h, v);
+	key = malloc((h->n ? h->n : 1) * sizeof(*key));
+	g = malloc((h->n ? h->n : 1) * sizeof(*g));
+	if (!key || !g) {
+		free(key);
+		free(g);
+		return oom(&j);
+	}
+	for (i = 0; i < h->n; i++) {
+		const struct dt_event *e = &h->ev[i];
+
+		if (e->op == DT_OP_UNLINK && !e->result &&
+		    !strncmp(e->name, prefix, plen))
+			g[ng++] = (struct gone){ e->name, ev_end(e) };
+		/* every OPEN counts: one of another name ends ours */
+		if (e->op == DT_OP_OPEN || e->op == DT_OP_READ ||
+		    e->op == DT_OP_CLOSE)
+			key[nk++] = (struct tkey){
+				.who = (uint32_t)e->host << 16 | e->thread,
+				.start = e->start_ns, .idx = i,
+			};
+	}
+	if (nk > 1)
+		qsort(key, nk, sizeof(*key), tkey_cmp);
+	if (ng > 1)
+		qsort(g, ng, sizeof(*g), gone_cmp);
+
+	for (i = 0; i < nk; i++) {
+		const struct dt_event *e = &h->ev[key[i].idx];
+		const char *name;
+		bool after;
+
+		if (!i || key[i].who != who) {
+			who = key[i].who;
+			cur = NO_EVENT;
+		}
+		if (e->op == DT_OP_OPEN) {
+			cur = !e->result && !strncmp(e->name, prefix, plen) ?
+			      key[i].idx : NO_EVENT;
+			nopen += cur != NO_EVENT;
+			continue;
+		}
+		if (cur == NO_EVENT)
+			continue;
+		name = h->ev[cur].name;
+		if (e->op == DT_OP_CLOSE) {
+			if (e->result && flag(&j, key[i].idx)) {
+				say(v->what, "close of open %s failed", name);
+				say(v->expected, "0: opened by %s",
+				    evdesc(&j, cur, a, sizeof(a)));
+				say(v->observed, "%s",
+				    evdesc(&j, key[i].idx, b, sizeof(b)));
+			}
+			cur = NO_EVENT;
+			continue;
+		}
+		nread++;
+		after = unlinked_at(g, ng, name) < e->start_ns;
+		nafter += after;
+		if (e->result >= 0 && (size_t)e->result == size)
+			continue;
+		if (!flag(&j, key[i].idx))
+			continue;
+		if (e->result < 0)
+			say(v->what, "a read of open %s failed%s", name,
+			    after ? " after its name was unlinked" : "");
+		else
+			say(v->what, "a read of open %s returned %d of %zu bytes%s",
+			    name, e->result, size,
+			    after ? " after its name was unlinked" : "");
+		say(v->expected, "%zu bytes: readable until closed, opened by %s",
+		    size, evdesc(&j, cur, a, sizeof(a)));
+		say(v->observed, "%s", evdesc(&j, key[i].idx, b, sizeof(b)));
+	}
+	if (!nopen) {
+		flag(&j, NO_EVENT);
+		say(v->what, "no successful OPEN of %s* in the history", prefix);
+		say(v->expected, "files opened, read, unlinked, read");
+		say(v->observed, "none (wrong prefix passed to the oracle?)");
+	} else if (!nafter) {
+		flag(&j, NO_EVENT);
+		say(v->what, "nothing tested: no read of an open %s* started after its unlink",
+		    prefix);
+		say(v->expected, "a READ after an UNLINK of the open name returned");
+		say(v->observed, "%zu reads on %zu opens, %zu unlinks, none before a read",
+		    nread, nopen, ng);
+	}
+	free(key);
+	free(g);
+	return v->violations;
+}

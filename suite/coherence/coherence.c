@@ -1,0 +1,342 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Coherence across clients: after worker A (gid 0) changes a name, every
+ * other worker B (gid 1.., each on its own connection; on other hosts in
+ * a multi-host run) polls the name until it shows the change.  Each case
+ * starts B from a different cached state:
+ *
+ *   positive  B looked the name up (ENOENT: a negative entry), A creates
+ *             it, B polls until found (with the created fileid)
+ *   negative  A creates and unlinks a name B never asked about; B polls
+ *             (from the barrier after the unlink returned: its window is
+ *             that barrier's latency) until ENOENT
+ *   unlink    B looked the name up (found: a positive entry), A unlinks
+ *             it, B polls until ENOENT
+ *   rename    B looked up x (found) and y (ENOENT), A renames x to y, B
+ *             polls until y is found (with x's fileid) and x is ENOENT
+ *
+ * each repeated (fresh names every time) for the duration, at least
+ * three times.  A and B meet only at dt_worker_round barriers; B's polls
+ * run back to back, then paced, for at most bound + 2 s.
+ *
+ * Oracle (dt_oracle_staleness): a lookup that saw the old state must not
+ * have begun more than the allowed bound after A's op returned.  The
+ * windows are reported per case (p50 and max over every change and
+ * observer): from the end of A's op to the start of B's first lookup that
+ * saw the new state, and as a lower bound to the end of B's last lookup
+ * that saw the old one.
+ *
+ * The bound: 0 for libnfs targets (the backend turns libnfs's directory
+ * cache off: every lookup asks the server) and for a POSIX target used
+ * by one host (one kernel, one dcache).  For a POSIX target on a kernel
+ * NFS mount in a multi-host run it comes from the mount's options:
+ * 0 with lookupcache=none, else acdirmax (default 60 s) plus 1 s for the
+ * revalidation itself.  The environment variable DT_STALE_BOUND_MS (a
+ * number of milliseconds, fractions allowed) overrides all of this, e.g.
+ * DT_STALE_BOUND_MS=0 to demand strict coherence of a caching client, or
+ * the acdirmax of a client whose options cannot be read here.  Bounds of
+ * seconds make a case take that long per stale change: raise --timeout.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/vfs.h>
+#include <time.h>
+
+#include "dentrace.h"
+#include "oracle_coherence.h"
+
+/* changes per case: at most, and at least whatever the duration */
+#define MAX_REPS 100
+#define MIN_REPS 3
+/* polls per name and change: the first back to back, then paced */
+#define MAX_POLLS 2000
+#define FAST_POLLS 100
+/* how long past the bound an observer keeps polling */
+#define POLL_SLACK_NS 2000000000ull
+/* Linux NFS client: acdirmax when the mount does not say */
+#define NFS_DEF_ACDIRMAX_S 60
+#define NFS_SUPER_MAGIC_ 0x6969
+
+enum change { POSITIVE, NEGATIVE, UNLINK, RENAME };
+
+struct coh {
+	enum change kind;
+	uint64_t bound_ns;
+	long min_reps;
+};
+
+static bool sees(int rc, bool want_found)
+{
+	return want_found ? rc == 0 : rc == -ENOENT;
+}
+
+/*
+ * Look name (and name2, if given) up until each shows the state wanted,
+ * for at most bound + slack and MAX_POLLS rounds.  Past FAST_POLLS the
+ * polls are paced so that the count lasts the whole time: this bounds the
+ * history, not a synchronisation (A and B meet only at barriers).
+ */
+static void poll_until(struct dt_worker *w, const struct coh *c,
+		       const char *name, bool found, const char *name2,
+		       bool found2)
+{
+	uint64_t limit = c->bound_ns + POLL_SLACK_NS;
+	uint64_t pace = limit / (MAX_POLLS - FAST_POLLS);
+	uint64_t t0 = dt_now_ns();
+	bool done = false, done2 = !name2;
+
+	for (long i = 0; i < MAX_POLLS && !(done && done2); i++) {
+		if (dt_now_ns() - t0 > limit)
+			break;
+		if (i >= FAST_POLLS) {
+			struct timespec ts = {
+				.tv_sec = (time_t)(pace / 1000000000ull),
+				.tv_nsec = (long)(pace % 1000000000ull),
+			};
+
+			nanosleep(&ts, NULL);
+		}
+		if (!done)
+			done = sees(dt_lookup(w, name, NULL), found);
+		if (!done2)
+			done2 = sees(dt_lookup(w, name2, NULL), found2);
+	}
+}
+
+static void coherence_worker(struct dt_worker *w)
+{
+	const struct coh *c = w->arg;
+	char x[DT_PATH_MAX], y[DT_PATH_MAX];
+	bool a = w->gid == 0;
+
+	for (long k = 0; k < MAX_REPS; k++) {
+		/* every worker gets the same answer: all stop together */
+		if (!dt_worker_round(w, k) && k >= c->min_reps)
+			break;
+		dt_pathbuf(w->run, x, sizeof(x), "d/x.%ld", k);
+		dt_pathbuf(w->run, y, sizeof(y), "d/y.%ld", k);
+		/* the rounds inside one change are all played */
+		switch (c->kind) {
+		case POSITIVE:
+			if (!a)
+				dt_lookup(w, x, NULL);
+			dt_worker_round(w, k);
+			if (a)
+				dt_create(w, x, true, NULL);
+			else
+				poll_until(w, c, x, true, NULL, false);
+			break;
+		case NEGATIVE:
+			if (a)
+				dt_create(w, x, true, NULL);
+			dt_worker_round(w, k);
+			if (a)
+				dt_unlink(w, x);
+			dt_worker_round(w, k);
+			if (!a)
+				poll_until(w, c, x, false, NULL, false);
+			break;
+		case UNLINK:
+			if (a)
+				dt_create(w, x, true, NULL);
+			dt_worker_round(w, k);
+			if (!a)
+				dt_lookup(w, x, NULL);
+			dt_worker_round(w, k);
+			if (a)
+				dt_unlink(w, x);
+			else
+				poll_until(w, c, x, false, NULL, false);
+			break;
+		case RENAME:
+			if (a)
+				dt_create(w, x, true, NULL);
+			dt_worker_round(w, k);
+			if (!a) {
+				dt_lookup(w, x, NULL);
+				dt_lookup(w, y, NULL);
+			}
+			dt_worker_round(w, k);
+			if (a)
+				dt_rename(w, x, y);
+			else
+				poll_until(w, c, y, true, x, false);
+			break;
+		}
+	}
+}
+
+/* acdirmax and lookupcache of the kernel NFS mount holding path */
+static int nfs_mount_bound(const char *path, uint64_t *bound_ns,
+			   char *why, size_t len)
+{
+	char real[PATH_MAX], line[4096], best[4096] = "";
+	size_t best_len = 0;
+	FILE *f;
+
+	if (!realpath(path, real))
+		return -errno;
+	f = fopen("/proc/self/mountinfo", "r");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		char mnt[PATH_MAX];
+		size_t ml;
+
+		/* id parent major:minor root mount-point ... */
+		if (sscanf(line, "%*s %*s %*s %*s %4095s", mnt) != 1)
+			continue;
+		ml = strlen(mnt);
+		if (strncmp(real, mnt, ml) ||
+		    (real[ml] && real[ml] != '/' && strcmp(mnt, "/")))
+			continue;
+		if (ml >= best_len) {
+			best_len = ml;
+			snprintf(best, sizeof(best), "%s", line);
+		}
+	}
+	fclose(f);
+	if (strstr(best, "lookupcache=none")) {
+		*bound_ns = 0;
+		snprintf(why, len, "kernel NFS mount with lookupcache=none");
+		return 0;
+	}
+	const char *p = strstr(best, "acdirmax=");
+	long s = p ? strtol(p + 9, NULL, 10) : NFS_DEF_ACDIRMAX_S;
+
+	*bound_ns = ((uint64_t)s + 1) * 1000000000ull;
+	snprintf(why, len, "kernel NFS mount: acdirmax %ld s%s + 1 s", s,
+		 p ? "" : " (default)");
+	return 0;
+}
+
+static uint64_t stale_bound(struct dt_run *r, char *why, size_t len)
+{
+	const char *env = getenv("DT_STALE_BOUND_MS");
+	struct statfs sf;
+	uint64_t b;
+
+	if (env && *env) {
+		char *end;
+		double ms = strtod(env, &end);
+
+		if (*end || !(ms >= 0) || ms > 1e9)
+			dt_broken(r, "DT_STALE_BOUND_MS=%s: not a number of milliseconds",
+				  env);
+		snprintf(why, len, "DT_STALE_BOUND_MS");
+		return (uint64_t)(ms * 1e6);
+	}
+	if (r->target->ops != &dt_posix_ops) {
+		snprintf(why, len, "%s: no client name cache",
+			 r->target->ops->name);
+		return 0;
+	}
+	if (r->nhosts <= 1) {
+		snprintf(why, len, "one host: one kernel, one dcache");
+		return 0;
+	}
+	if (statfs(r->target->root, &sf) < 0 ||
+	    sf.f_type != NFS_SUPER_MAGIC_) {
+		snprintf(why, len, "not an NFS mount: a shared filesystem is coherent");
+		return 0;
+	}
+	if (nfs_mount_bound(r->target->root, &b, why, len) < 0)
+		dt_broken(r, "cannot read the NFS mount options of %s: set DT_STALE_BOUND_MS",
+			  r->target->root);
+	return b;
+}
+
+static void run_change(struct dt_run *r, enum change kind, int change_op)
+{
+	struct dt_worker *s = dt_setup_worker(r);
+	struct coh c = { .kind = kind };
+	struct dt_stale_stats st;
+	struct dt_verdict v;
+	char why[160];
+	int n = r->threads;
+	long changes = 0, failed = 0;
+
+	c.bound_ns = stale_bound(r, why, sizeof(why));
+	c.min_reps = r->iterations < MIN_REPS ? r->iterations : MIN_REPS;
+	/* one writer and at least one observer in the run */
+	if (n * r->nhosts < 2)
+		n = 2;
+	if (dt_leader(r))
+		dt_must(r, dt_mkdir(s, dt_path(r, "d")), "mkdir d");
+	dt_run_workers(r, n, coherence_worker, &c);
+
+	/* A changes names only it touches: each change must succeed */
+	for (size_t i = 0; i < r->hist.n; i++) {
+		const struct dt_event *e = &r->hist.ev[i];
+
+		if (e->host || e->thread || e->op == DT_OP_LOOKUP)
+			continue;
+		if (e->result < 0 && !failed++)
+			dt_fail(r, dt_op_name((enum dt_opcode)e->op), "0",
+				dt_strerr(e->result),
+				"the writer's %s of %s (nobody else changes it)",
+				dt_op_name((enum dt_opcode)e->op), e->name);
+		changes += e->op == change_op && !e->result;
+	}
+	if (failed)
+		dt_diag(r, "failed_changes", "%ld", failed);
+	else if (!changes)
+		dt_broken(r, "no change was made: duration too short?");
+
+	if (dt_oracle_staleness(&r->hist, c.bound_ns, change_op, &v, &st))
+		dt_fail_verdict(r, "staleness bound", &v);
+	dt_diag(r, "stale_bound_ms", "%.3f (%s)", (double)c.bound_ns / 1e6,
+		why);
+	dt_diag(r, "changes", "%ld x %d observers", changes, n * r->nhosts - 1);
+	dt_diag(r, "stale_window_ms", "p50 %.3f max %.3f (%zu windows, %zu never converged)",
+		(double)st.win_p50_ns / 1e6, (double)st.win_max_ns / 1e6,
+		st.windows, st.unconverged);
+	dt_diag(r, "stale_window_low_ms", "p50 %.3f max %.3f",
+		(double)st.low_p50_ns / 1e6, (double)st.low_max_ns / 1e6);
+	dt_diag(r, "stale_reads", "%zu of %zu lookups (latest began %.3f ms after the change)",
+		st.stale_reads, st.reads, (double)st.stale_max_ns / 1e6);
+}
+
+static void run_positive(struct dt_run *r)
+{
+	run_change(r, POSITIVE, DT_OP_CREATE);
+}
+
+static void run_negative(struct dt_run *r)
+{
+	run_change(r, NEGATIVE, DT_OP_UNLINK);
+}
+
+static void run_unlink(struct dt_run *r)
+{
+	run_change(r, UNLINK, DT_OP_UNLINK);
+}
+
+static void run_rename(struct dt_run *r)
+{
+	run_change(r, RENAME, DT_OP_RENAME);
+}
+
+static const struct dt_case cases[] = {
+	{ "positive", run_positive },
+	{ "negative", run_negative },
+	{ "rename", run_rename },
+	{ "unlink", run_unlink },
+	{ NULL }
+};
+
+static const struct dt_test test = {
+	.name = "coherence",
+	.desc = "after A's change, B's lookups converge within the bound",
+	.tags = "quick coherence",
+	.threads = 2,
+	.duration = 2,
+	.timeout = 60,
+	.cases = cases,
+};
+
+DT_TEST_MAIN(test)
