@@ -529,6 +529,15 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* |a - b| <= lim, computed without overflow */
+static bool within(int64_t a, int64_t b, uint64_t lim)
+{
+	uint64_t d = a > b ? (uint64_t)a - (uint64_t)b
+			   : (uint64_t)b - (uint64_t)a;
+
+	return d <= lim;
+}
+
 /* a host's report on barrier seq (= gen + 1) */
 static void wake_report(int host, const dt_coord_wake *p)
 {
@@ -540,6 +549,13 @@ static void wake_report(int host, const dt_coord_wake *p)
 	gen = p->seq - 1;
 	w = &S.wake[gen];
 	if (!w->release_ns || (w->mask & (1ULL << host)))
+		return;
+	/*
+	 * The times come from the network: one far from the release is
+	 * garbage, and the differences taken below must not overflow.
+	 */
+	if (!within(p->recv_ns, w->release_ns, 3600 * NSEC) ||
+	    !within(p->woke_ns, w->release_ns, 3600 * NSEC))
 		return;
 	w->mask |= 1ULL << host;
 	w->reports++;
@@ -855,7 +871,8 @@ static void do_post(struct conn *c, dt_coord_post_args *a, dt_coord_res *r,
 		snprintf(msg, msglen, "POST '%s': out of memory", a->key);
 		return;
 	}
-	memcpy(v, a->value.value_val, len);
+	if (len)	/* an empty opaque decodes to NULL */
+		memcpy(v, a->value.value_val, len);
 	free(k->val[a->host]);
 	k->val[a->host] = v;
 	k->len[a->host] = len;

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -102,6 +103,7 @@ static const struct {
 	{ ENOTSUP, "ENOTSUP" }, { EHOSTUNREACH, "EHOSTUNREACH" },
 	{ ECONNRESET, "ECONNRESET" }, { EFAULT, "EFAULT" },
 	{ ENOTCONN, "ENOTCONN" }, { EINTR, "EINTR" },
+	{ ENETUNREACH, "ENETUNREACH" }, { EROFS, "EROFS" },
 };
 
 const char *dt_strerr(int negerr)
@@ -236,9 +238,15 @@ void dt_fail_verdict_at(struct dt_run *r, const char *file, int line,
 {
 	if (!v->violations)
 		return;
-	dt_fail_at(r, file, line, oracle, v->expected, v->observed,
-		   "%s (%d violation%s, first at event %zu)", v->what,
-		   v->violations, v->violations == 1 ? "" : "s", v->event);
+	if (v->event == SIZE_MAX)
+		dt_fail_at(r, file, line, oracle, v->expected, v->observed,
+			   "%s (%d violation%s)", v->what, v->violations,
+			   v->violations == 1 ? "" : "s");
+	else
+		dt_fail_at(r, file, line, oracle, v->expected, v->observed,
+			   "%s (%d violation%s, first at event %zu)", v->what,
+			   v->violations, v->violations == 1 ? "" : "s",
+			   v->event);
 }
 
 void dt_case_exit(int outcome)
@@ -425,6 +433,20 @@ static const char *short_hostname(void)
 	return hostname_buf;
 }
 
+/* A zombie (killed, not yet reaped) runs no more: its scratch is stale. */
+static bool pid_running(pid_t pid)
+{
+	char path[64], buf[256];
+	char *rp;
+
+	if (kill(pid, 0) < 0 && errno == ESRCH)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	read_small(path, buf, sizeof(buf));
+	rp = strrchr(buf, ')');		/* comm may hold spaces */
+	return !(rp && rp[1] == ' ' && (rp[2] == 'Z' || rp[2] == 'X'));
+}
+
 /*
  * Sweep what dead runs of this host left: scratch dirs are named
  * dentrace.<host>.<pid>.<test>.<case>; one whose pid no longer runs is
@@ -445,7 +467,7 @@ static void sweep_dead_scratch(const struct dt_target *t, struct dt_conn *c)
 		    strncmp(n + pl, host, hl) || n[pl + hl] != '.')
 			continue;
 		pid_t pid = (pid_t)atol(n + pl + hl + 1);
-		if (pid <= 0 || (kill(pid, 0) < 0 && errno == ESRCH)) {
+		if (pid <= 0 || !pid_running(pid)) {
 			int rc = dt_remove_tree(t->ops, c, n);
 
 			printf("# swept leftover scratch %s%s\n", n,
@@ -558,7 +580,7 @@ static void on_signal(int sig)
  * Wait for pid until deadline (monotonic ns).  Returns its wait status, or
  * -ETIMEDOUT, or -EINTR when we were told to stop.
  */
-static int wait_deadline(pid_t pid, uint64_t deadline)
+static int wait_deadline(pid_t pid, uint64_t deadline, bool interruptible)
 {
 	int pfd = pidfd_open_(pid), status;
 
@@ -570,7 +592,7 @@ static int wait_deadline(pid_t pid, uint64_t deadline)
 				close(pfd);
 			return status;
 		}
-		if (interrupted) {
+		if (interrupted && interruptible) {
 			if (pfd >= 0)
 				close(pfd);
 			return -EINTR;
@@ -621,7 +643,8 @@ static void sweep_after_kill(const struct dt_target *tgt, pid_t casepid,
 	}
 	if (p < 0)
 		return;
-	if (wait_deadline(p, dt_now_ns() + 20ull * 1000000000ull) < 0) {
+	/* even when interrupted: a bounded sweep, then the run stops */
+	if (wait_deadline(p, dt_now_ns() + 20ull * 1000000000ull, false) < 0) {
 		kill_group(p);
 		printf("# could not sweep scratch of pid %d in 20 s; the next "
 		       "run sweeps it\n", (int)casepid);
@@ -692,6 +715,7 @@ static int run_case(int num, const struct dt_test *t, const struct dt_case *c,
 	uint64_t t0 = dt_now_ns();
 	int timeout = o->timeout ? o->timeout : (t->timeout ? t->timeout : 60);
 	int outcome, status;
+	bool need_sweep = false;
 	char evidence[16384] = "";
 
 	memset(dt_shared, 0, sizeof(*dt_shared));
@@ -706,16 +730,20 @@ static int run_case(int num, const struct dt_test *t, const struct dt_case *c,
 		setpgid(0, 0);
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
+		/* a case never outlives its harness (kill -9 of the run) */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		case_child(t, c, tgt, o);
 	}
 	setpgid(pid, pid);
-	status = wait_deadline(pid, t0 + (uint64_t)timeout * 1000000000ull);
+	status = wait_deadline(pid, t0 + (uint64_t)timeout * 1000000000ull,
+			       true);
 	if (status == -ETIMEDOUT || status == -EINTR) {
 		dt_collect_stacks(pid, 0, evidence, sizeof(evidence));
 		kill_group(pid);
 		leave_run(dt_fmt("%s.%s killed", t->name, c->name));
-		sweep_after_kill(tgt, pid, t, c);
-		outcome = DT_FAIL;
+		need_sweep = true;
+		/* a hang is the system's failure; an interrupt gives no verdict */
+		outcome = status == -ETIMEDOUT ? DT_FAIL : DT_BROKEN;
 		if (status == -ETIMEDOUT)
 			snprintf(dt_shared->reason, sizeof(dt_shared->reason),
 				 "hung: no verdict within the %d s timeout",
@@ -725,7 +753,7 @@ static int run_case(int num, const struct dt_test *t, const struct dt_case *c,
 				 "interrupted by signal %d", interrupted);
 	} else if (WIFSIGNALED(status)) {
 		leave_run(dt_fmt("%s.%s died", t->name, c->name));
-		sweep_after_kill(tgt, pid, t, c);
+		need_sweep = true;
 		outcome = DT_BROKEN;
 		snprintf(dt_shared->reason, sizeof(dt_shared->reason),
 			 "case process died of signal %d (%s)",
@@ -741,8 +769,7 @@ static int run_case(int num, const struct dt_test *t, const struct dt_case *c,
 			outcome = DT_BROKEN;
 		}
 		/* a case that ended early (skip, broken, watchdog) left it */
-		if (outcome != DT_PASS)
-			sweep_after_kill(tgt, pid, t, c);
+		need_sweep = outcome != DT_PASS;
 	}
 
 	double secs = (double)(dt_now_ns() - t0) / 1e9;
@@ -784,6 +811,9 @@ static int run_case(int num, const struct dt_test *t, const struct dt_case *c,
 		printf("  ...\n");
 	}
 	fflush(stdout);
+	/* after the verdict: a silent server must not delay it */
+	if (need_sweep)
+		sweep_after_kill(tgt, pid, t, c);
 	if (xf && (outcome == DT_FAIL || outcome == DT_BROKEN))
 		return DT_PASS;
 	return outcome;
@@ -993,7 +1023,7 @@ static int prepare_target(const struct dt_target *tgt)
 	}
 	if (p < 0)
 		return DT_EXIT_BROKEN;
-	status = wait_deadline(p, dt_now_ns() + 30ull * 1000000000ull);
+	status = wait_deadline(p, dt_now_ns() + 30ull * 1000000000ull, true);
 	if (status < 0) {
 		kill_group(p);
 		printf("Bail out! target %s did not answer within 30 s\n",
@@ -1164,6 +1194,11 @@ int dt_main(const struct dt_test *t, int argc, char **argv)
 			strerror(errno));
 		return DT_EXIT_USAGE;
 	}
+	if (!o.coord != !o.token_file) {
+		fprintf(stderr, "dentrace: --coord and --token-file go "
+				"together\n");
+		return DT_EXIT_USAGE;
+	}
 	if (!o.target) {
 		fprintf(stderr, "dentrace: %s: no target: give --target or "
 				"DT_TARGET\n", t->name);
@@ -1227,6 +1262,10 @@ int dt_main(const struct dt_test *t, int argc, char **argv)
 	}
 	if (dt_coord_handle)
 		dt_coord_leave(dt_coord_handle);
+	if (interrupted) {
+		printf("Bail out! interrupted by signal %d\n", interrupted);
+		return DT_EXIT_BROKEN;
+	}
 	if (worst < 0 || worst == DT_PASS)
 		return DT_EXIT_PASS;
 	return worst == DT_FAIL ? DT_EXIT_FAIL

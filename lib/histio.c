@@ -163,7 +163,10 @@ int dt_history_decode(const void *buf, size_t len, struct dt_history *h)
 		e.fileid = get_le(&r, 8);
 		get_str(&r, e.name, sizeof(e.name));
 		get_str(&r, e.name2, sizeof(e.name2));
-		if (e.op >= DT_OP__COUNT)
+		/* 0, -errno (MAX_ERRNO 4095) or a READ's byte count: a
+		 * result below that is garbage, and negating INT32_MIN
+		 * (dt_strerr, the oracles) would be undefined */
+		if (e.op >= DT_OP__COUNT || e.result < -4095)
 			r.err = -EBADMSG;
 		uint64_t nlist = get_le(&r, 4);
 		if (r.err)

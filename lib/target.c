@@ -166,6 +166,19 @@ static int parse_posix(const char *spec, const char *path, struct dt_target *t,
 	return 0;
 }
 
+/* Up to 32 bytes of [s, s+n) for a message, escaped like quote_spec(). */
+static const char *quote_span(const char *s, size_t n, char *buf, size_t len)
+{
+	char tmp[33];
+
+	if (n > 32)
+		n = 32;
+	memcpy(tmp, s, n);
+	tmp[n] = '\0';
+	quote_spec(tmp, buf, len);
+	return buf;
+}
+
 /* One "key=value" of the query; *seen has a bit per key for duplicates. */
 static int parse_param(const char *spec, const char *s, size_t n,
 		       unsigned *seen, struct dt_target *t, char *err,
@@ -175,14 +188,15 @@ static int parse_param(const char *spec, const char *s, size_t n,
 	const char *eq = memchr(s, '=', n);
 	size_t klen, vlen, k;
 	const char *v;
+	char q[32 * 4 + 8];
 	int port;
 
 	if (n == 0)
 		return reject(spec, err, errlen, "empty query parameter");
 	if (!eq)
 		return reject(spec, err, errlen,
-			      "query parameter '%.*s' has no value",
-			      (int)(n > 32 ? 32 : n), s);
+			      "query parameter '%s' has no value",
+			      quote_span(s, n, q, sizeof(q)));
 	klen = (size_t)(eq - s);
 	v = eq + 1;
 	vlen = n - klen - 1;
@@ -191,8 +205,8 @@ static int parse_param(const char *spec, const char *s, size_t n,
 			break;
 	if (k == 3)
 		return reject(spec, err, errlen,
-			      "unknown query parameter '%.*s' (known: version, nfsport, mountport)",
-			      (int)(klen > 32 ? 32 : klen), s);
+			      "unknown query parameter '%s' (known: version, nfsport, mountport)",
+			      quote_span(s, klen, q, sizeof(q)));
 	if (*seen & (1u << k))
 		return reject(spec, err, errlen, "'%s' given twice", keys[k]);
 	*seen |= 1u << k;
