@@ -6,6 +6,7 @@
 #                   suite on the embedded lab (started and stopped here)
 #   make run        the whole suite on the embedded lab, report in reports/
 #   make sanitize   ASan+UBSan build, then the self-tests and quick suite
+#   make tsan       ThreadSanitizer build, the same
 #   make clean
 
 CC      ?= cc
@@ -84,6 +85,9 @@ run:
 
 sanitize:
 	@lab/check --sanitize
+
+tsan:
+	@lab/check --tsan
 
 list: all
 	@for b in $(SUITE_BINS); do $$b --list; done

@@ -77,6 +77,14 @@ void dt_hist_merge(struct dt_hist *dst, const struct dt_hist *src);
  */
 double dt_hist_quantile(const struct dt_hist *h, double q);
 double dt_hist_mean(const struct dt_hist *h);
+/*
+ * Quantile q of what h gained since a snapshot of its buckets (prev, as
+ * memcpy'd from h->b; NULL: since empty), interpolated within buckets
+ * (no min/max clamp: they are not kept per interval).  NAN when nothing
+ * was added.
+ */
+double dt_hist_quantile_since(const struct dt_hist *h, const uint64_t *prev,
+			      double q);
 
 /* ---- order statistics of plain samples --------------------------------- */
 
@@ -138,6 +146,13 @@ enum dt_boot_stat {
 int dt_bootstrap_ci(const double *a, size_t na, const double *b, size_t nb,
 		    enum dt_boot_stat stat, int reps, double conf,
 		    uint64_t seed, double *lo, double *hi);
+
+/*
+ * One sample: percentile bootstrap interval of the median of x (e.g. the
+ * ratios of paired measurements).  Same seed, same interval.
+ */
+int dt_bootstrap_median_ci(const double *x, size_t n, int reps, double conf,
+			   uint64_t seed, double *lo, double *hi);
 
 /* ---- the verdict ---------------------------------------------------------- */
 

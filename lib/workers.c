@@ -84,7 +84,8 @@ bool dt_worker_continue(struct dt_worker *w, long i)
 		return false;
 	if (!p)
 		return true;
-	return !p->stop && dt_now_ns() < p->deadline_ns;
+	return !__atomic_load_n(&p->stop, __ATOMIC_RELAXED) &&
+	       dt_now_ns() < p->deadline_ns;
 }
 
 bool dt_worker_round(struct dt_worker *w, long round)
@@ -102,7 +103,7 @@ bool dt_worker_round(struct dt_worker *w, long round)
 	bool go = false;
 
 	if (w->id == 0)
-		go = !p->stop && dt_worker_continue(w, round);
+		go = dt_worker_continue(w, round);
 	if (dt_mh_active()) {
 		/* all hosts play the round only if every host wants to */
 		pthread_barrier_wait(&p->round);
@@ -131,7 +132,7 @@ void dt_workers_stop(struct dt_run *r)
 {
 	(void)r;
 	if (current_pool)
-		current_pool->stop = 1;
+		__atomic_store_n(&current_pool->stop, 1, __ATOMIC_RELAXED);
 }
 
 /* ---- watchdog ---------------------------------------------------------- */
@@ -150,7 +151,7 @@ static void *watchdog(void *arg)
 	struct pool *p = arg;
 	uint64_t limit = (uint64_t)(op_limit_s(p->r) * 1e9);
 
-	while (!p->watchdog_exit) {
+	while (!__atomic_load_n(&p->watchdog_exit, __ATOMIC_ACQUIRE)) {
 		uint64_t now = dt_now_ns();
 
 		for (int i = 0; i < p->n; i++) {
@@ -263,7 +264,7 @@ void dt_run_workers(struct dt_run *r, int n, dt_worker_fn fn, void *arg)
 	pthread_barrier_wait(&p.go);
 	for (int i = 0; i < n; i++)
 		pthread_join(tids[i], NULL);
-	p.watchdog_exit = 1;
+	__atomic_store_n(&p.watchdog_exit, 1, __ATOMIC_RELEASE);
 	pthread_join(wd, NULL);
 	current_pool = NULL;
 	if (p.connect_err)
@@ -297,9 +298,10 @@ void dt_run_workers(struct dt_run *r, int n, dt_worker_fn fn, void *arg)
 
 static void op_begin(struct dt_worker *w, enum dt_opcode op, const char *path)
 {
-	w->op = (uint8_t)op;
+	/* op and op_path are read only once the op is stuck, i.e. still */
+	__atomic_store_n(&w->op, (uint8_t)op, __ATOMIC_RELAXED);
 	snprintf(w->op_path, sizeof(w->op_path), "%s", path);
-	w->op_start_ns = dt_now_ns();
+	__atomic_store_n(&w->op_start_ns, dt_now_ns(), __ATOMIC_RELEASE);
 	__atomic_store_n(&w->busy, 1, __ATOMIC_RELEASE);
 	if (dt_hang_op && !strcmp(dt_hang_op, dt_op_name(op))) {
 		/* debug knob (--hang-op): block like a lost server reply */

@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The perf engine's timed loop (dt_perf_loop) without a target: a fake op
+ * that spins for a known time, checked for op counts, windows, the op
+ * bound, error accounting and the per-window latency percentiles; and the
+ * JSON writer the metrics lines are made with.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <math.h>
+#include <time.h>
+
+#include "metrics.h"
+#include "tap.h"
+
+static uint64_t mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* spin for *arg microseconds; fail every 7th op when asked */
+static int spin_op(struct dt_worker *w, void *state, uint64_t i)
+{
+	const int *us = state;
+	uint64_t end = mono() + (uint64_t)*us * 1000;
+
+	(void)w;
+	while (mono() < end)
+		;
+	return us[1] && i % 7 == 3 ? -EIO : 0;
+}
+
+static struct dt_worker w;
+static struct dt_perf_wres res;
+
+static void fresh(void)
+{
+	memset(&res, 0, sizeof(res));
+	dt_hist_init(&res.hist);
+}
+
+int main(void)
+{
+	struct dt_perf_op op = { .name = "spin", .opcode = DT_OP_LOOKUP,
+				 .fn = spin_op };
+	int arg[2] = { 200, 0 };	/* 200 us an op, no errors */
+	uint64_t n = 0;
+
+	/* 10 windows of 20 ms after 10 ms warm-up: ~1000 ops of 200 us */
+	fresh();
+	dt_perf_loop(&w, &op, arg, mono(), 10000000, 20000000, 10,
+		     DT_PERF_MAX_OPS, &res);
+	for (int k = 0; k < 10; k++)
+		n += res.win[k];
+	ok(res.ops == n && res.hist.count == n,
+	   "ops = sum of windows = histogram count (%llu)",
+	   (unsigned long long)n);
+	/* fewer when the machine is busy: the bound only catches nonsense */
+	ok(n >= 50 && n <= 1100, "at most ~1000 ops of 200 us in 200 ms: %llu",
+	   (unsigned long long)n);
+	int with_ops = 0;
+	for (int k = 0; k < 10; k++)
+		with_ops += res.win[k] > 0;
+	ok(with_ops >= 5, "windows with ops: %d of 10", with_ops);
+	double p50 = dt_hist_quantile(&res.hist, 0.5);
+	ok(p50 >= 195000 && p50 < 1000000, "op latency p50 %.0f ns ~ 200 us",
+	   p50);
+	bool wq = true;
+	for (int k = 0; k < 10; k++)
+		wq &= isnan(res.wp50[k]) || (res.wp50[k] >= 190000 && res.wp50[k] < 1000000 &&
+		      res.wp10[k] <= res.wp50[k] && res.wp50[k] <= res.wp90[k]);
+	ok(wq, "per-window p10 <= p50 <= p90, p50 ~ 200 us (window 0: "
+	   "%.0f/%.0f/%.0f)", res.wp10[0], res.wp50[0], res.wp90[0]);
+	ok(isnan(res.wp50[10]), "windows past the last stay empty");
+	double span = (double)(res.t_end - res.t_begin) / 1e6;
+	ok(span >= 199 && span < 1000, "measured span %.1f ms ~ 200 ms", span);
+	ok(res.cpu_ns > 10000000, "thread CPU time counted: %.1f ms",
+	   (double)res.cpu_ns / 1e6);
+	ok(!res.capped && !res.errors, "not capped, no errors");
+	ok(w.busy == 0 && w.op_start_ns != 0,
+	   "watchdog slot: op start published, idle after");
+
+	/* the op bound ends the loop first and says so */
+	fresh();
+	/* (windows long enough that only the bound can end the loop) */
+	dt_perf_loop(&w, &op, arg, mono(), 0, 20000000000ull, 5, 50, &res);
+	ok(res.capped && res.ops == 50, "bound of 50 ops: capped at %llu",
+	   (unsigned long long)res.ops);
+
+	/* errors: counted, the first kept (only ops after the warm-up) */
+	arg[1] = 1;
+	arg[0] = 20;
+	fresh();
+	dt_perf_loop(&w, &op, arg, mono(), 0, 20000000000ull, 2, 70, &res);
+	ok(res.errors == 10 && res.first_err == -EIO && res.first_err_i == 3,
+	   "70 ops, every 7th fails: %llu errors, first EIO at op %llu",
+	   (unsigned long long)res.errors,
+	   (unsigned long long)res.first_err_i);
+
+	/* JSON writer: nesting, escaping, numbers */
+	struct dt_json j;
+	struct dt_hist h;
+
+	dt_json_init(&j);
+	dt_json_obj_begin(&j, NULL);
+	dt_json_str(&j, "s", "a\"b\\c\nd");
+	dt_json_int(&j, "i", -3);
+	dt_json_num(&j, "x", 0.25);
+	dt_json_num(&j, "nan", NAN);
+	dt_json_arr_begin(&j, "a");
+	dt_json_num(&j, NULL, 1);
+	dt_json_num(&j, NULL, 2);
+	dt_json_arr_end(&j);
+	dt_json_raw_members(&j, "\"r\":1");
+	dt_json_bool(&j, "b", true);
+	dt_json_obj_end(&j);
+	is_str(j.buf, "{\"s\":\"a\\\"b\\\\c\\u000ad\",\"i\":-3,\"x\":0.25,"
+		      "\"nan\":null,\"a\":[1,2],\"r\":1,\"b\":true}",
+	       "JSON: escapes, null for NaN, arrays, raw members");
+	dt_json_free(&j);
+	dt_hist_init(&h);
+	dt_hist_add_n(&h, 1000, 3);
+	dt_json_init(&j);
+	dt_json_obj_begin(&j, NULL);
+	dt_json_hist(&j, "lat", &h);
+	dt_json_obj_end(&j);
+	ok(j.buf && strstr(j.buf, "\"n\":3") &&
+	   strstr(j.buf, "\"buckets\":[[992,3]]"),
+	   "histogram JSON: count and sparse buckets (%s)", j.buf);
+	dt_json_free(&j);
+	return done();
+}
