@@ -84,6 +84,22 @@ static void run_present(struct dt_run *r)
 {
 	dt_run_workers(r, r->threads, storm_present, NULL);
 	judge(r, "present.%ld");
+	/*
+	 * Agreeing is not enough: the name was created before the storm, so
+	 * the common answer must be "found" (a failed create makes no round).
+	 */
+	for (size_t i = 0; i < r->hist.n; i++) {
+		const struct dt_event *e = &r->hist.ev[i];
+
+		if (e->op == DT_OP_CREATE && e->result < 0)
+			dt_broken(r, "create %s for the round: %s", e->name,
+				  dt_strerr(e->result));
+		if (e->op == DT_OP_LOOKUP && e->result != 0) {
+			dt_fail(r, "lookup", "0 (created before the storm)",
+				dt_strerr(e->result), "lookup of %s", e->name);
+			break;
+		}
+	}
 }
 
 static const struct dt_case cases[] = {

@@ -1,0 +1,173 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Self-test of lab/bugfs, the bug-injecting FUSE target of lab/mutation: the
+# clean passthrough behaves, the control file switches bugs at run time,
+# and each bug shows its symptom directly, by shell commands (the suite's
+# verdicts on them are lab/mutation's business).  Also shows, with a second
+# mount over the same backing directory (a second "client"), the two bugs a
+# single mount cannot see.  Runs in a private mount namespace; leaves no
+# mount and no daemon.  Skips without root, /dev/fuse or build/bin/bugfs.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+bugfs=${DT_BUILD:-$root/build}/bin/bugfs
+
+skip() { echo "1..0 # SKIP $*"; exit 0; }
+if [ -z "${DT_BUGFS_NS:-}" ]; then
+	[ "$(id -u)" = 0 ] || skip "needs root (FUSE mounts)"
+	[ -c /dev/fuse ] || skip "no /dev/fuse"
+	command -v fusermount3 >/dev/null || skip "no fusermount3 (package fuse3)"
+	[ -x "$bugfs" ] || skip "no $bugfs (libfuse3-dev missing at build time?)"
+	command -v unshare >/dev/null || skip "no unshare"
+	DT_BUGFS_NS=1 exec unshare --mount --propagation private -- "$0" "$@"
+fi
+
+tmp=$(mktemp -d /tmp/dt-bugfs.XXXXXX)
+pids=() mnts=()
+cleanup() {
+	local m p i
+	for m in ${mnts[@]+"${mnts[@]}"}; do fusermount3 -u "$m" 2>/dev/null; done
+	for p in ${pids[@]+"${pids[@]}"}; do
+		for i in $(seq 30); do kill -0 "$p" 2>/dev/null || break; sleep 0.1; done
+		kill -KILL "$p" 2>/dev/null
+	done
+	for m in ${mnts[@]+"${mnts[@]}"}; do
+		grep -qs " $m fuse" /proc/self/mounts && umount -l "$m"
+	done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+n=0 failed=0
+ok() {
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=1; fi
+}
+check() { local d=$1; shift; "$@" >/dev/null 2>&1; ok $? "$d"; }
+check_not() { local d=$1; shift; ! "$@" >/dev/null 2>&1; ok $? "$d"; }
+
+# up DIR OPTS: mount bugfs over $tmp/backing on $tmp/DIR
+up() {
+	local m=$tmp/$1 i
+	mkdir -p "$m"
+	"$bugfs" "$tmp/backing" "$m" -f -o "default_permissions,$2" \
+		2>>"$tmp/bugfs.log" &
+	pids+=($!) mnts+=("$m")
+	for i in $(seq 100); do
+		grep -qs " $m fuse" /proc/self/mounts && return 0
+		sleep 0.05
+	done
+	return 1
+}
+ctl() { printf '%s\n' "$@" >"$a/.bugfs-ctl"; }
+# "d_ino name" per entry of DIR, as getdents64 returns them (ls -i and
+# find -printf %i stat every name: they would not see readdir's fileids)
+dents() {
+	perl -e '
+		require "syscall.ph";
+		opendir(my $dh, $ARGV[0]) or die "$ARGV[0]: $!\n";
+		my $buf = "\0" x 65536;
+		while (1) {
+			my $n = syscall(&SYS_getdents64, fileno($dh), $buf, 65536);
+			die "getdents64: $!\n" if $n < 0;
+			last if $n == 0;
+			for (my $o = 0; $o < $n;) {
+				my ($ino, $off, $len) = unpack("Q q S", substr($buf, $o, 18));
+				my $name = unpack("Z*", substr($buf, $o + 19, $len - 19));
+				print "$ino $name\n" unless $name eq "." || $name eq "..";
+				$o += $len;
+			}
+		}' "$1"
+}
+# the fileids a listing gives agree with stat, for every entry of DIR
+ids_agree() {
+	local d=$1 ino name
+	while read -r ino name; do
+		[ "$(stat -c %i "$d/$name")" = "$ino" ] || return 1
+	done < <(dents "$d")
+}
+# a new work directory: $w (the last one's late bugs may still act on it)
+nw=0
+fresh() { nw=$((nw + 1)); w=$a/w$nw; mkdir "$w"; }
+
+echo "1..24"
+mkdir "$tmp/backing"
+up a "lag=400,stale=1"; ok $? "bugfs mounts"
+a=$tmp/a
+
+# ---- clean: a passthrough --------------------------------------------------
+fresh
+check "create, write, read back" bash -c "echo hi >'$w/f' && [ \"\$(cat '$w/f')\" = hi ]"
+check "rename, link, unlink" bash -c "mv '$w/f' '$w/g' && ln '$w/g' '$w/h' && [ \$(stat -c %h '$w/g') = 2 ] && rm '$w/h' && [ ! -e '$w/f' ]"
+check "an open unlinked file stays readable" bash -c "exec 3<'$w/g' && rm '$w/g' && [ \"\$(cat <&3)\" = hi ]"
+for i in $(seq 400); do : >"$w/e.$i"; done
+check "a 400-entry listing is exact" bash -c "[ \$(ls -f '$w' | grep -c '^e\.') = 400 ] && [ -z \"\$(ls -f '$w' | sort | uniq -d)\" ]"
+check "readdir fileids agree with stat" ids_agree "$w"
+check "the backing directory sees the same" bash -c "[ \$(ls '$tmp/backing/w$nw' | wc -l) = 400 ]"
+check "the control file is not listed" bash -c "! ls -a '$a' | grep -q bugfs-ctl"
+check "the control file reads bug=none" grep -qx 'bug=none' "$a/.bugfs-ctl"
+check_not "an unknown bug is refused" ctl bug=nosuch
+
+# ---- each bug, switched at run time ------------------------------------------
+ctl bug=readdir_dup
+check "readdir_dup: a listing repeats entries" bash -c "[ -n \"\$(ls -f '$w' | sort | uniq -d)\" ]"
+ctl bug=readdir_drop
+check "readdir_drop: a listing misses entries" bash -c "[ \$(ls -f '$w' | grep -c '^e\.') -lt 400 ]"
+ctl bug=fileid_readdir
+check_not "fileid_readdir: readdir fileids differ from stat" ids_agree "$w"
+ctl bug=none
+check "bug=none: exact again" bash -c "[ \$(ls -f '$w' | grep -c '^e\.') = 400 ] && [ -z \"\$(ls -f '$w' | sort | uniq -d)\" ]"
+
+fresh; ctl bug=stale_lookup
+stat "$w/s" >/dev/null 2>&1; : >"$w/s"
+check_not "stale_lookup: a created file is not found at once" stat "$w/s"
+sleep 1.2
+check "... and found once the cached answer expired" stat "$w/s"
+
+fresh; ctl bug=unlink_twice
+: >"$w/u"; rm "$w/u"
+check "unlink_twice: found right after unlink returned" stat "$w/u"
+check "... and unlinked again, successfully" rm "$w/u"
+
+fresh; ctl bug=excl_create_twice
+check "excl_create_twice: two exclusive creates of one name succeed" \
+	bash -c "set -C; : >'$w/x' && : >'$w/x'"
+
+fresh; : >"$w/src"; : >"$w/dst"; ctl bug=rename_unlink_first
+check "rename_unlink_first: after rename, neither name exists" \
+	bash -c "mv '$w/src' '$w/dst' && ! stat '$w/dst' && sleep 0.6 && stat '$w/dst'"
+
+fresh; ctl "bug=hang_lookup" "hang_name=*.hang"
+{ timeout -s KILL 2 stat "$w/x.hang"; } >/dev/null 2>&1; rc=$?
+sleep 0.3
+ok $(( rc == 137 && $(grep -c '^hung=0$' "$a/.bugfs-ctl") == 1 ? 0 : 1 )) \
+	"hang_lookup: the lookup hangs until its caller is killed (exit $rc), then lets go"
+ctl bug=none hang_name=*.7
+
+# ---- what only a second client sees ---------------------------------------------
+# b: a second mount of the same backing directory, caching for 5 s
+fresh; : >"$w/c"; up b "bug=dcache_timeout,stale=5"; b=$tmp/b
+stat "$b/${w##*/}/c" >/dev/null; rm "$w/c"
+check "dcache_timeout: a second client still finds an unlinked name" stat "$b/${w##*/}/c"
+
+# rename_window: the window lies inside rename(2); watch dst while it runs
+# poll PATH: 0 if PATH was missing at least once within ~1 s
+poll() {
+	local i
+	for i in $(seq 400); do
+		stat "$1" >/dev/null 2>&1 || return 0
+		sleep 0.0025
+	done
+	return 1
+}
+up c "timeout=0"; c=$tmp/c
+fresh; ctl bug=rename_window
+: >"$w/src"; : >"$w/dst"
+( sleep 0.1; mv "$w/src" "$w/dst" ) & mv1=$!
+check "rename_window: a second client sees the target missing" poll "$c/${w##*/}/dst"
+wait $mv1
+: >"$w/src2"
+( sleep 0.1; mv "$w/src2" "$w/dst" ) & mv2=$!
+check_not "... the renaming client never does (the VFS lock hides it)" poll "$w/dst"
+wait $mv2
+ctl bug=none
+exit $failed
