@@ -52,108 +52,7 @@
 
 #include "dentrace.h"
 #include "errname.h"
-
-/* v->event when a violation is about the history as a whole */
-#define NO_EVENT SIZE_MAX
-/* room for evdesc() of any event: two full names and every number */
-#define EVLEN 400
-
-struct ctx {
-	const struct dt_history *h;
-	struct dt_verdict *v;
-	uint64_t t0;		/* times in messages are relative to this */
-};
-
-static void ctx_init(struct ctx *c, const struct dt_history *h,
-		     struct dt_verdict *v)
-{
-	size_t i;
-
-	memset(v, 0, sizeof(*v));
-	c->h = h;
-	c->v = v;
-	/* the same origin dt_history_dump uses, so the numbers can be found */
-	c->t0 = h->n ? UINT64_MAX : 0;
-	for (i = 0; i < h->n; i++)
-		if (h->ev[i].start_ns < c->t0)
-			c->t0 = h->ev[i].start_ns;
-}
-
-static uint64_t ev_end(const struct dt_event *e)
-{
-	/* a recorder bug must not make an interval run backwards */
-	return e->end_ns < e->start_ns ? e->start_ns : e->end_ns;
-}
-
-/*
- * Count one violation.  Returns true when the caller should describe it:
- * the verdict keeps the earliest bad event, which in a sorted history is
- * the earliest in time and the one a person should read first.
- */
-static bool flag(struct ctx *c, size_t ev)
-{
-	struct dt_verdict *v = c->v;
-
-	v->violations++;
-	if (v->violations == 1 || ev < v->event) {
-		v->event = ev;
-		return true;
-	}
-	return false;
-}
-
-static void __attribute__((format(printf, 2, 3)))
-say(char dst[256], const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(dst, 256, fmt, ap);
-	va_end(ap);
-}
-
-/* "#12 h0 t3 lookup(d/x) = ENOENT fileid 0 @[+100,+180]ns" */
-static const char *evdesc(const struct ctx *c, size_t i, char *buf,
-			  size_t len)
-{
-	const struct dt_event *e = &c->h->ev[i];
-	char rb[16], th[16], what[32];
-
-	if (e->thread == 0xffff)
-		snprintf(th, sizeof(th), "setup");
-	else
-		snprintf(th, sizeof(th), "t%u", e->thread);
-	/* a listing's size says more than its (meaningless) fileid */
-	if (e->op == DT_OP_READDIR && e->list)
-		snprintf(what, sizeof(what), "(%zu entries)", e->list->n);
-	else
-		snprintf(what, sizeof(what), "fileid %" PRIu64, e->fileid);
-	snprintf(buf, len, "#%zu h%u %s %s(%s%s%s) = %s %s"
-		 " @[+%" PRId64 ",+%" PRId64 "]ns",
-		 i, e->host, th, dt_op_name((enum dt_opcode)e->op), e->name,
-		 e->name2[0] ? ", " : "", e->name2,
-		 dt_resname(e->result, rb, sizeof(rb)), what,
-		 (int64_t)(e->start_ns - c->t0), (int64_t)(ev_end(e) - c->t0));
-	return buf;
-}
-
-/* qsort(NULL, 0, ...) is undefined, and empty arrays here are NULL */
-static void sort_n(void *base, size_t n, size_t size,
-		   int (*cmp)(const void *, const void *))
-{
-	if (n > 1)
-		qsort(base, n, size, cmp);
-}
-
-static int oom(struct ctx *c)
-{
-	c->v->violations++;
-	c->v->event = NO_EVENT;
-	say(c->v->what, "oracle could not judge the history: out of memory");
-	say(c->v->expected, "a verdict");
-	say(c->v->observed, "ENOMEM");
-	return -ENOMEM;
-}
+#include "oracle_util.h"
 
 /* ---- name registers ---------------------------------------------------- */
 
@@ -319,7 +218,7 @@ static void life_index(struct lifeset *ls, struct life *L, struct endkey *tmp)
 		tmp[k].end = ls->mut[L->m + k].end;
 		tmp[k].idx = L->m + k;
 	}
-	sort_n(tmp, L->nm, sizeof(*tmp), endkey_cmp);
+	dt_sort_n(tmp, L->nm, sizeof(*tmp), endkey_cmp);
 	for (k = 0; k < L->nm; k++) {
 		size_t idx = tmp[k].idx;
 
@@ -350,7 +249,7 @@ static void life_index(struct lifeset *ls, struct life *L, struct endkey *tmp)
 		ls->pm_wild[k] = rw;
 	}
 	L->nf = ls->nfent - L->f;
-	sort_n(ls->fent + L->f, L->nf, sizeof(*ls->fent), fent_cmp);
+	dt_sort_n(ls->fent + L->f, L->nf, sizeof(*ls->fent), fent_cmp);
 	for (k = L->f; k < L->f + L->nf; k++) {
 		struct fent *fe = &ls->fent[k];
 
@@ -406,7 +305,7 @@ static int lifeset_build(struct lifeset *ls, const struct dt_history *h,
 			case K_REMOVE:
 				m = &ls->mut[ls->nmut++];
 				m->start = e->start_ns;
-				m->end = ev_end(e);
+				m->end = dt_ev_end(e);
 				m->fileid = r[i].fileid;
 				m->ev = r[i].ev;
 				m->add = r[i].kind == K_ADD;
@@ -553,143 +452,79 @@ static const struct life *life_find(const struct lifeset *ls,
  * Judge one LOOKUP/OPEN against its name's register.  chain selects the
  * rename-chain wording: there the name is a place one file passes through.
  */
-static void judge_read(struct ctx *c, const struct lifeset *ls,
+static void judge_read(struct dt_judge *c, const struct lifeset *ls,
 		       const struct life *L, size_t i, bool chain)
 {
 	const struct dt_event *e = &c->h->ev[i];
 	struct dt_verdict *v = c->v;
-	uint64_t s = e->start_ns, end = ev_end(e);
-	char a[EVLEN], b[EVLEN];
+	uint64_t s = e->start_ns, end = dt_ev_end(e);
+	char a[DT_EVLEN], b[DT_EVLEN];
 	struct seen q;
 
 	if (e->result == 0) {
 		life_query(ls, L, s, end, e->fileid, &q);
 		if (!q.present) {
-			if (!flag(c, i))
+			if (!dt_judge_flag(c, i))
 				return;
-			say(v->observed, "%s", evdesc(c, i, b, sizeof(b)));
+			dt_say(v->observed, "%s", dt_judge_evdesc(c, i, b, sizeof(b)));
 			if (q.has_last) {
-				say(v->what, chain ?
+				dt_say(v->what, chain ?
 				    "two names: %s found after the file had left it" :
 				    "found after removal: %s",
 				    e->name);
-				say(v->expected, "absent since %s",
-				    evdesc(c, ls->mut[q.last].ev, a, sizeof(a)));
+				dt_say(v->expected, "absent since %s",
+				    dt_judge_evdesc(c, ls->mut[q.last].ev, a, sizeof(a)));
 			} else if (L->nadd) {
-				say(v->what, chain ?
+				dt_say(v->what, chain ?
 				    "two names: %s found before the file arrived there" :
 				    "found before creation: %s",
 				    e->name);
-				say(v->expected, "absent until %s",
-				    evdesc(c, ls->mut[L->first_add].ev, a,
+				dt_say(v->expected, "absent until %s",
+				    dt_judge_evdesc(c, ls->mut[L->first_add].ev, a,
 					   sizeof(a)));
 			} else {
-				say(v->what, chain ?
+				dt_say(v->what, chain ?
 				    "ghost: %s found, the file never was there" :
 				    "found a name never created: %s",
 				    e->name);
-				say(v->expected, chain ?
+				dt_say(v->expected, chain ?
 				    "ENOENT: the file never reached %s" :
 				    "ENOENT: nothing in the history creates %s",
 				    e->name);
 			}
 		} else if (!q.fid_ok) {
-			if (!flag(c, i))
+			if (!dt_judge_flag(c, i))
 				return;
-			say(v->what, "fileid mismatch: %s found as a file it never named",
+			dt_say(v->what, "fileid mismatch: %s found as a file it never named",
 			    e->name);
-			say(v->expected, "fileid %" PRIu64 " (%s)",
+			dt_say(v->expected, "fileid %" PRIu64 " (%s)",
 			    ls->mut[q.add].fileid,
-			    evdesc(c, ls->mut[q.add].ev, a, sizeof(a)));
-			say(v->observed, "%s", evdesc(c, i, b, sizeof(b)));
+			    dt_judge_evdesc(c, ls->mut[q.add].ev, a, sizeof(a)));
+			dt_say(v->observed, "%s", dt_judge_evdesc(c, i, b, sizeof(b)));
 		}
 	} else if (e->result == -ENOENT) {
 		life_query(ls, L, s, end, 0, &q);
-		if (!q.absent && flag(c, i)) {
-			say(v->what, chain ?
+		if (!q.absent && dt_judge_flag(c, i)) {
+			dt_say(v->what, chain ?
 			    "lost: ENOENT for %s while the file was surely there" :
 			    "lost: ENOENT for %s while it surely existed",
 			    e->name);
 			if (q.has_add)
-				say(v->expected, "found: present since %s",
-				    evdesc(c, ls->mut[q.add].ev, a, sizeof(a)));
+				dt_say(v->expected, "found: present since %s",
+				    dt_judge_evdesc(c, ls->mut[q.add].ev, a, sizeof(a)));
 			else
-				say(v->expected, "found");
-			say(v->observed, "%s", evdesc(c, i, b, sizeof(b)));
+				dt_say(v->expected, "found");
+			dt_say(v->observed, "%s", dt_judge_evdesc(c, i, b, sizeof(b)));
 		}
-	} else if (flag(c, i)) {
+	} else if (dt_judge_flag(c, i)) {
 		char rb[16];
 
-		say(v->what, "%s of %s returned %s",
+		dt_say(v->what, "%s of %s returned %s",
 		    dt_op_name((enum dt_opcode)e->op), e->name,
 		    dt_resname(e->result, rb, sizeof(rb)));
-		say(v->expected, "0 or ENOENT: the only answers a path lookup may give");
-		say(v->observed, "%s", evdesc(c, i, b, sizeof(b)));
+		dt_say(v->expected, "0 or ENOENT: the only answers a path lookup may give");
+		dt_say(v->observed, "%s", dt_judge_evdesc(c, i, b, sizeof(b)));
 	}
-}
-
-/*
- * Directories renamed in the history: names below them change without
- * events of their own, so the lifetime of such a name is unknowable here.
- */
-struct moved {
-	const char **p;
-	size_t n, cap;
-};
-
-static int moved_push(struct moved *M, const char *name)
-{
-	if (M->n == M->cap) {
-		size_t cap = M->cap ? M->cap * 2 : 64;
-		const char **p = realloc(M->p, cap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		M->p = p;
-		M->cap = cap;
-	}
-	M->p[M->n++] = name;
-	return 0;
-}
-
-static int str_cmp(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-/* is the first len bytes of key one of the (sorted) moved names? */
-static bool moved_has(const struct moved *M, const char *key, size_t len)
-{
-	size_t lo = 0, hi = M->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		const char *s = M->p[mid];
-		int r = strncmp(key, s, len);
-
-		if (!r && !s[len])
-			return true;
-		if (!r)
-			r = -1;	/* key is a proper prefix of s: sorts first */
-		if (r < 0)
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
-	return false;
-}
-
-/* one of name's ancestors was renamed */
-static bool moved_covers(const struct moved *M, const char *name)
-{
-	const char *p;
-
-	if (!M->n)
-		return false;
-	for (p = strchr(name, '/'); p; p = strchr(p + 1, '/'))
-		if (p > name && moved_has(M, name, (size_t)(p - name)))
-			return true;
-	return false;
 }
 
 /* ---- dt_oracle_same_answer ---------------------------------------------- */
@@ -725,27 +560,27 @@ int dt_oracle_same_answer(const struct dt_history *h, const char *name,
 	struct dt_verdict scratch;
 	struct answer *ans, *maj = NULL;
 	size_t i, n = 0, best = 0, run = 1, nlook = 0;
-	struct ctx c;
-	char a[EVLEN], b[EVLEN];
+	struct dt_judge c;
+	char a[DT_EVLEN], b[DT_EVLEN];
 
 	/* a caller that only wants the count may pass NULL */
 	if (!v)
 		v = &scratch;
-	ctx_init(&c, h, v);
+	dt_judge_init(&c, h, v);
 	for (i = 0; i < h->n; i++)
 		if (h->ev[i].op == DT_OP_LOOKUP && !strcmp(h->ev[i].name, name))
 			nlook++;
 	if (!nlook) {
 		/* an oracle that judged nothing must not read as a pass */
-		flag(&c, NO_EVENT);
-		say(v->what, "no LOOKUP of %s in the history", name);
-		say(v->expected, "lookups to compare");
-		say(v->observed, "none (wrong name passed to the oracle?)");
+		dt_judge_flag(&c, DT_NO_EVENT);
+		dt_say(v->what, "no LOOKUP of %s in the history", name);
+		dt_say(v->expected, "lookups to compare");
+		dt_say(v->observed, "none (wrong name passed to the oracle?)");
 		return v->violations;
 	}
 	ans = malloc(nlook * sizeof(*ans));
 	if (!ans)
-		return oom(&c);
+		return dt_judge_oom(&c);
 	for (i = 0; i < h->n; i++) {
 		const struct dt_event *e = &h->ev[i];
 
@@ -764,7 +599,7 @@ int dt_oracle_same_answer(const struct dt_history *h, const char *name,
 	 * successes) on the fileid among those that know it.  Ties go to
 	 * the earliest event.
 	 */
-	sort_n(ans, n, sizeof(*ans), answer_cmp);
+	dt_sort_n(ans, n, sizeof(*ans), answer_cmp);
 	for (i = 0; i < n; i += run) {
 		size_t first = ans[i].ev, k;
 
@@ -803,12 +638,12 @@ int dt_oracle_same_answer(const struct dt_history *h, const char *name,
 	for (i = 0; i < n; i++) {
 		if (same(&ans[i], maj))
 			continue;
-		if (!flag(&c, ans[i].ev))
+		if (!dt_judge_flag(&c, ans[i].ev))
 			continue;
-		say(v->what, "lookups of %s disagree", name);
-		say(v->expected, "like %zu of %zu lookups, e.g. %s", best, n,
-		    evdesc(&c, maj->ev, a, sizeof(a)));
-		say(v->observed, "%s", evdesc(&c, ans[i].ev, b, sizeof(b)));
+		dt_say(v->what, "lookups of %s disagree", name);
+		dt_say(v->expected, "like %zu of %zu lookups, e.g. %s", best, n,
+		    dt_judge_evdesc(&c, maj->ev, a, sizeof(a)));
+		dt_say(v->observed, "%s", dt_judge_evdesc(&c, ans[i].ev, b, sizeof(b)));
 	}
 	free(ans);
 	return v->violations;
@@ -845,13 +680,13 @@ int dt_oracle_one_winner(const struct dt_history *h, enum dt_opcode op,
 {
 	struct dt_verdict scratch;
 	size_t i, nev = 0, winners = 0, first = 0, first_win = 0;
-	struct ctx c;
-	char a[EVLEN], b[EVLEN], al[128];
+	struct dt_judge c;
+	char a[DT_EVLEN], b[DT_EVLEN], al[128];
 
 	/* a caller that only wants the count may pass NULL */
 	if (!v)
 		v = &scratch;
-	ctx_init(&c, h, v);
+	dt_judge_init(&c, h, v);
 	allowed_str(allowed, al, sizeof(al));
 	for (i = 0; i < h->n; i++) {
 		const struct dt_event *e = &h->ev[i];
@@ -867,33 +702,33 @@ int dt_oracle_one_winner(const struct dt_history *h, enum dt_opcode op,
 				first_win = i;
 				continue;
 			}
-			if (flag(&c, i)) {
-				say(v->what, "two winners: %s of %s succeeded twice",
+			if (dt_judge_flag(&c, i)) {
+				dt_say(v->what, "two winners: %s of %s succeeded twice",
 				    dt_op_name(op), name);
-				say(v->expected, "only %s",
-				    evdesc(&c, first_win, a, sizeof(a)));
-				say(v->observed, "%s", evdesc(&c, i, b, sizeof(b)));
+				dt_say(v->expected, "only %s",
+				    dt_judge_evdesc(&c, first_win, a, sizeof(a)));
+				dt_say(v->observed, "%s", dt_judge_evdesc(&c, i, b, sizeof(b)));
 			}
 		} else if ((e->result > 0 ||
 			    !allowed_has(allowed, -e->result)) &&
-			   flag(&c, i)) {
-			say(v->what, "a loser of the %s race on %s failed wrongly",
+			   dt_judge_flag(&c, i)) {
+			dt_say(v->what, "a loser of the %s race on %s failed wrongly",
 			    dt_op_name(op), name);
-			say(v->expected, al[0] ? "0 or %s" : "0%s", al);
-			say(v->observed, "%s", evdesc(&c, i, b, sizeof(b)));
+			dt_say(v->expected, al[0] ? "0 or %s" : "0%s", al);
+			dt_say(v->observed, "%s", dt_judge_evdesc(&c, i, b, sizeof(b)));
 		}
 	}
 	if (!nev) {
-		flag(&c, NO_EVENT);
-		say(v->what, "no winner: no %s of %s in the history",
+		dt_judge_flag(&c, DT_NO_EVENT);
+		dt_say(v->what, "no winner: no %s of %s in the history",
 		    dt_op_name(op), name);
-		say(v->expected, "one successful %s", dt_op_name(op));
-		say(v->observed, "no such event (wrong name passed to the oracle?)");
-	} else if (!winners && flag(&c, first)) {
-		say(v->what, "no winner: all %zu %s calls on %s failed", nev,
+		dt_say(v->expected, "one successful %s", dt_op_name(op));
+		dt_say(v->observed, "no such event (wrong name passed to the oracle?)");
+	} else if (!winners && dt_judge_flag(&c, first)) {
+		dt_say(v->what, "no winner: all %zu %s calls on %s failed", nev,
 		    dt_op_name(op), name);
-		say(v->expected, "exactly one of them returns 0");
-		say(v->observed, "first: %s", evdesc(&c, first, b, sizeof(b)));
+		dt_say(v->expected, "exactly one of them returns 0");
+		dt_say(v->observed, "first: %s", dt_judge_evdesc(&c, first, b, sizeof(b)));
 	}
 	return v->violations;
 }
@@ -920,14 +755,14 @@ int dt_oracle_rename_chain(const struct dt_history *h, const char *prefix,
 	size_t plen = strlen(prefix), i, k, nchain = 0;
 	struct refs R = { 0 };
 	struct lifeset ls;
-	struct ctx c;
-	char b[EVLEN];
+	struct dt_judge c;
+	char b[DT_EVLEN];
 	int err = 0;
 
 	/* a caller that only wants the count may pass NULL */
 	if (!v)
 		v = &scratch;
-	ctx_init(&c, h, v);
+	dt_judge_init(&c, h, v);
 	/* the file's identity: as given, else as its create saw it */
 	for (i = 0; !fileid && i < h->n; i++) {
 		const struct dt_event *e = &h->ev[i];
@@ -961,11 +796,11 @@ int dt_oracle_rename_chain(const struct dt_history *h, const char *prefix,
 			break;
 		case DT_OP_RENAME:
 			if (e->result) {
-				if (flag(&c, i)) {
-					say(v->what, "the chain's rename failed");
-					say(v->expected, "0: the writer renames a file it alone moves");
-					say(v->observed, "%s",
-					    evdesc(&c, i, b, sizeof(b)));
+				if (dt_judge_flag(&c, i)) {
+					dt_say(v->what, "the chain's rename failed");
+					dt_say(v->expected, "0: the writer renames a file it alone moves");
+					dt_say(v->observed, "%s",
+					    dt_judge_evdesc(&c, i, b, sizeof(b)));
 				}
 				break;
 			}
@@ -987,21 +822,21 @@ int dt_oracle_rename_chain(const struct dt_history *h, const char *prefix,
 	}
 	if (err) {
 		free(R.r);
-		return oom(&c);
+		return dt_judge_oom(&c);
 	}
 	if (!nchain) {
-		flag(&c, NO_EVENT);
-		say(v->what, "no event on the chain %s<i> in the history", prefix);
-		say(v->expected, "a create of %s0 and renames along the chain",
+		dt_judge_flag(&c, DT_NO_EVENT);
+		dt_say(v->what, "no event on the chain %s<i> in the history", prefix);
+		dt_say(v->expected, "a create of %s0 and renames along the chain",
 		    prefix);
-		say(v->observed, "none (wrong prefix passed to the oracle?)");
+		dt_say(v->observed, "none (wrong prefix passed to the oracle?)");
 		return v->violations;
 	}
 
-	sort_n(R.r, R.n, sizeof(*R.r), lref_cmp);
+	dt_sort_n(R.r, R.n, sizeof(*R.r), lref_cmp);
 	if (lifeset_build(&ls, h, R.r, R.n)) {
 		free(R.r);
-		return oom(&c);
+		return dt_judge_oom(&c);
 	}
 	for (i = 0; i < ls.nlife; i++) {
 		const struct life *L = &ls.life[i];
@@ -1020,16 +855,16 @@ int dt_oracle_name_lifetime(const struct dt_history *h, struct dt_verdict *v)
 {
 	struct dt_verdict scratch;
 	struct refs R = { 0 };
-	struct moved M = { 0 };
+	struct dt_pathset M = { 0 };
 	struct lifeset ls;
-	struct ctx c;
+	struct dt_judge c;
 	size_t i, k;
 	int err = 0;
 
 	/* a caller that only wants the count may pass NULL */
 	if (!v)
 		v = &scratch;
-	ctx_init(&c, h, v);
+	dt_judge_init(&c, h, v);
 	for (i = 0; i < h->n && !err; i++) {
 		const struct dt_event *e = &h->ev[i];
 
@@ -1065,9 +900,9 @@ int dt_oracle_name_lifetime(const struct dt_history *h, struct dt_verdict *v)
 			if (!err)
 				err = refs_push(&R, e->name2, i, e, K_ADD, 0);
 			if (!err)
-				err = moved_push(&M, e->name);
+				err = dt_pathset_push(&M, e->name);
 			if (!err)
-				err = moved_push(&M, e->name2);
+				err = dt_pathset_push(&M, e->name2);
 			break;
 		case DT_OP_LOOKUP:
 		case DT_OP_OPEN:
@@ -1080,28 +915,28 @@ int dt_oracle_name_lifetime(const struct dt_history *h, struct dt_verdict *v)
 	if (err)
 		goto out_oom;
 
-	sort_n(R.r, R.n, sizeof(*R.r), lref_cmp);
-	sort_n(M.p, M.n, sizeof(*M.p), str_cmp);
+	dt_sort_n(R.r, R.n, sizeof(*R.r), lref_cmp);
+	dt_pathset_sort(&M);
 	if (lifeset_build(&ls, h, R.r, R.n))
 		goto out_oom;
 	for (i = 0; i < ls.nlife; i++) {
 		const struct life *L = &ls.life[i];
 
 		/* only names the history creates, and whose parents stay put */
-		if (!L->nadd || !L->no || moved_covers(&M, L->name))
+		if (!L->nadd || !L->no || dt_pathset_covers(&M, L->name))
 			continue;
 		for (k = 0; k < L->no; k++)
 			judge_read(&c, &ls, L, ls.obs[L->o + k], false);
 	}
 	lifeset_free(&ls);
 	free(R.r);
-	free(M.p);
+	dt_pathset_free(&M);
 	return v->violations;
 
 out_oom:
 	free(R.r);
-	free(M.p);
-	return oom(&c);
+	dt_pathset_free(&M);
+	return dt_judge_oom(&c);
 }
 
 /* ---- dt_oracle_readdir -------------------------------------------------- */
@@ -1158,21 +993,21 @@ static bool listed(const struct dt_dirent **sorted, size_t n,
 	return false;
 }
 
-static void judge_listing(struct ctx *c, const struct lifeset *ls,
+static void judge_listing(struct dt_judge *c, const struct lifeset *ls,
 			  const char *dname, size_t ri,
 			  const struct dt_dirent **sorted, bool dir_moved)
 {
 	const struct dt_event *r = &c->h->ev[ri];
 	const struct dt_dirlist *l = r->list;
 	struct dt_verdict *v = c->v;
-	uint64_t s = r->start_ns, e = ev_end(r);
-	char a[EVLEN], b[EVLEN];
+	uint64_t s = r->start_ns, e = dt_ev_end(r);
+	char a[DT_EVLEN], b[DT_EVLEN];
 	struct seen q;
 	size_t k;
 
 	for (k = 0; k < l->n; k++)
 		sorted[k] = &l->ent[k];
-	sort_n(sorted, l->n, sizeof(*sorted), dirent_cmp);
+	dt_sort_n(sorted, l->n, sizeof(*sorted), dirent_cmp);
 
 	for (k = 0; k < l->n; k++) {
 		const struct dt_dirent *d = sorted[k];
@@ -1191,12 +1026,12 @@ static void judge_listing(struct ctx *c, const struct lifeset *ls,
 				if (q.absent)
 					continue;
 			}
-			if (flag(c, ri)) {
-				say(v->what, "duplicate: readdir of %s listed %s twice",
+			if (dt_judge_flag(c, ri)) {
+				dt_say(v->what, "duplicate: readdir of %s listed %s twice",
 				    dname, d->name);
-				say(v->expected, "each name once");
-				say(v->observed, "%s (fileids %" PRIu64 ", %" PRIu64 ")",
-				    evdesc(c, ri, b, sizeof(b)),
+				dt_say(v->expected, "each name once");
+				dt_say(v->observed, "%s (fileids %" PRIu64 ", %" PRIu64 ")",
+				    dt_judge_evdesc(c, ri, b, sizeof(b)),
 				    sorted[k - 1]->fileid, d->fileid);
 			}
 			continue;
@@ -1214,35 +1049,35 @@ static void judge_listing(struct ctx *c, const struct lifeset *ls,
 			 */
 			if (!strncmp(d->name, ".nfs", 4))
 				continue;
-			if (flag(c, ri)) {
-				say(v->what, "invented: readdir of %s listed %s, which nothing created",
+			if (dt_judge_flag(c, ri)) {
+				dt_say(v->what, "invented: readdir of %s listed %s, which nothing created",
 				    dname, d->name);
-				say(v->expected, "only names created in the history");
-				say(v->observed, "%s", evdesc(c, ri, b, sizeof(b)));
+				dt_say(v->expected, "only names created in the history");
+				dt_say(v->observed, "%s", dt_judge_evdesc(c, ri, b, sizeof(b)));
 			}
 			continue;
 		}
 		life_query(ls, L, s, e, d->fileid, &q);
 		if (!q.present) {
-			if (!flag(c, ri))
+			if (!dt_judge_flag(c, ri))
 				continue;
-			say(v->what, "invented: readdir of %s listed %s while it did not exist",
+			dt_say(v->what, "invented: readdir of %s listed %s while it did not exist",
 			    dname, d->name);
 			if (q.has_last)
-				say(v->expected, "not listed: removed by %s",
-				    evdesc(c, ls->mut[q.last].ev, a, sizeof(a)));
+				dt_say(v->expected, "not listed: removed by %s",
+				    dt_judge_evdesc(c, ls->mut[q.last].ev, a, sizeof(a)));
 			else
-				say(v->expected, "not listed: created later by %s",
-				    evdesc(c, ls->mut[L->first_add].ev, a,
+				dt_say(v->expected, "not listed: created later by %s",
+				    dt_judge_evdesc(c, ls->mut[L->first_add].ev, a,
 					   sizeof(a)));
-			say(v->observed, "%s", evdesc(c, ri, b, sizeof(b)));
-		} else if (!q.fid_ok && flag(c, ri)) {
-			say(v->what, "fileid mismatch: readdir of %s listed %s with fileid %" PRIu64,
+			dt_say(v->observed, "%s", dt_judge_evdesc(c, ri, b, sizeof(b)));
+		} else if (!q.fid_ok && dt_judge_flag(c, ri)) {
+			dt_say(v->what, "fileid mismatch: readdir of %s listed %s with fileid %" PRIu64,
 			    dname, d->name, d->fileid);
-			say(v->expected, "fileid %" PRIu64 " (%s)",
+			dt_say(v->expected, "fileid %" PRIu64 " (%s)",
 			    ls->mut[q.add].fileid,
-			    evdesc(c, ls->mut[q.add].ev, a, sizeof(a)));
-			say(v->observed, "%s", evdesc(c, ri, b, sizeof(b)));
+			    dt_judge_evdesc(c, ls->mut[q.add].ev, a, sizeof(a)));
+			dt_say(v->observed, "%s", dt_judge_evdesc(c, ri, b, sizeof(b)));
 		}
 	}
 	if (dir_moved)
@@ -1256,12 +1091,12 @@ static void judge_listing(struct ctx *c, const struct lifeset *ls,
 		life_query(ls, L, s, e, 0, &q);
 		if (q.absent || listed(sorted, l->n, L->name))
 			continue;
-		if (flag(c, ri)) {
-			say(v->what, "missing: readdir of %s did not list %s, present throughout",
+		if (dt_judge_flag(c, ri)) {
+			dt_say(v->what, "missing: readdir of %s did not list %s, present throughout",
 			    dname, L->name);
-			say(v->expected, "%s listed: present since %s", L->name,
-			    evdesc(c, ls->mut[q.add].ev, a, sizeof(a)));
-			say(v->observed, "%s", evdesc(c, ri, b, sizeof(b)));
+			dt_say(v->expected, "%s listed: present since %s", L->name,
+			    dt_judge_evdesc(c, ls->mut[q.add].ev, a, sizeof(a)));
+			dt_say(v->observed, "%s", dt_judge_evdesc(c, ri, b, sizeof(b)));
 		}
 	}
 }
@@ -1275,13 +1110,13 @@ int dt_oracle_readdir(const struct dt_history *h, const char *dir,
 	struct refs R = { 0 };
 	bool dir_moved = false;
 	struct lifeset ls;
-	struct ctx c;
+	struct dt_judge c;
 	int err = 0;
 
 	/* a caller that only wants the count may pass NULL */
 	if (!v)
 		v = &scratch;
-	ctx_init(&c, h, v);
+	dt_judge_init(&c, h, v);
 	for (i = 0; i < h->n && !err; i++) {
 		const struct dt_event *e = &h->ev[i];
 		const char *c1 = child_of(e->name, dir, dlen);
@@ -1331,23 +1166,23 @@ int dt_oracle_readdir(const struct dt_history *h, const char *dir,
 	}
 	if (err) {
 		free(R.r);
-		return oom(&c);
+		return dt_judge_oom(&c);
 	}
 	if (!nrd) {
-		flag(&c, NO_EVENT);
-		say(v->what, "no READDIR of %s in the history", dir);
-		say(v->expected, "listings to judge");
-		say(v->observed, "none (wrong directory passed to the oracle?)");
+		dt_judge_flag(&c, DT_NO_EVENT);
+		dt_say(v->what, "no READDIR of %s in the history", dir);
+		dt_say(v->expected, "listings to judge");
+		dt_say(v->observed, "none (wrong directory passed to the oracle?)");
 		free(R.r);
 		return v->violations;
 	}
 
-	sort_n(R.r, R.n, sizeof(*R.r), lref_cmp);
+	dt_sort_n(R.r, R.n, sizeof(*R.r), lref_cmp);
 	sorted = malloc((maxlist ? maxlist : 1) * sizeof(*sorted));
 	if (!sorted || lifeset_build(&ls, h, R.r, R.n)) {
 		free(sorted);
 		free(R.r);
-		return oom(&c);
+		return dt_judge_oom(&c);
 	}
 	for (i = 0; i < h->n; i++) {
 		const struct dt_event *e = &h->ev[i];

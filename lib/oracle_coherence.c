@@ -33,103 +33,14 @@
 
 #include "errname.h"
 #include "oracle_coherence.h"
+#include "oracle_util.h"
 
-/* v->event when a violation is about the history as a whole */
-#define NO_EVENT SIZE_MAX
 /* no such mutation */
 #define NONE SIZE_MAX
 /* a deadline no read reaches: nothing replaced the state */
 #define FOREVER UINT64_MAX
 /* the state from before the history, as a source of what a read saw */
 #define INIT (SIZE_MAX - 1)
-/* room for evdesc() of any event: two full names and every number */
-#define EVLEN 400
-
-struct ctx {
-	const struct dt_history *h;
-	struct dt_verdict *v;
-	uint64_t t0;		/* times in messages are relative to this */
-};
-
-static void ctx_init(struct ctx *c, const struct dt_history *h,
-		     struct dt_verdict *v)
-{
-	memset(v, 0, sizeof(*v));
-	c->h = h;
-	c->v = v;
-	/* the origin dt_history_dump and lib/oracle.c use */
-	c->t0 = h->n ? UINT64_MAX : 0;
-	for (size_t i = 0; i < h->n; i++)
-		if (h->ev[i].start_ns < c->t0)
-			c->t0 = h->ev[i].start_ns;
-}
-
-static uint64_t ev_end(const struct dt_event *e)
-{
-	/* a recorder bug must not make an interval run backwards */
-	return e->end_ns < e->start_ns ? e->start_ns : e->end_ns;
-}
-
-/* count a violation; true when it is the earliest so far: describe it */
-static bool flag(struct ctx *c, size_t ev)
-{
-	struct dt_verdict *v = c->v;
-
-	v->violations++;
-	if (v->violations == 1 || ev < v->event) {
-		v->event = ev;
-		return true;
-	}
-	return false;
-}
-
-static void __attribute__((format(printf, 2, 3)))
-say(char dst[256], const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(dst, 256, fmt, ap);
-	va_end(ap);
-}
-
-/* "#12 h0 t3 LOOKUP(d/x) = ENOENT fileid 0 @[+100,+180]ns" as oracle.c */
-static const char *evdesc(const struct ctx *c, size_t i, char *buf,
-			  size_t len)
-{
-	const struct dt_event *e = &c->h->ev[i];
-	char rb[16], th[16];
-
-	if (e->thread == 0xffff)
-		snprintf(th, sizeof(th), "setup");
-	else
-		snprintf(th, sizeof(th), "t%u", e->thread);
-	snprintf(buf, len, "#%zu h%u %s %s(%s%s%s) = %s fileid %" PRIu64
-		 " @[+%" PRId64 ",+%" PRId64 "]ns",
-		 i, e->host, th, dt_op_name((enum dt_opcode)e->op), e->name,
-		 e->name2[0] ? ", " : "", e->name2,
-		 dt_resname(e->result, rb, sizeof(rb)), e->fileid,
-		 (int64_t)(e->start_ns - c->t0), (int64_t)(ev_end(e) - c->t0));
-	return buf;
-}
-
-/* qsort(NULL, 0, ...) is undefined, and empty arrays here are NULL */
-static void sort_n(void *base, size_t n, size_t size,
-		   int (*cmp)(const void *, const void *))
-{
-	if (n > 1)
-		qsort(base, n, size, cmp);
-}
-
-static int oom(struct ctx *c)
-{
-	c->v->violations++;
-	c->v->event = NO_EVENT;
-	say(c->v->what, "oracle could not judge the history: out of memory");
-	say(c->v->expected, "a verdict");
-	say(c->v->observed, "ENOMEM");
-	return -ENOMEM;
-}
 
 /* a duration in the unit a person reads best: "850 ns", "12.345 ms" */
 static const char *dur(uint64_t ns, char *buf, size_t len)
@@ -187,7 +98,7 @@ static int srefs_push(struct srefs *R, const struct dt_history *h, size_t ev,
 	}
 	R->r[R->n++] = (struct sref){
 		.name = name, .from = from, .start = e->start_ns,
-		.end = ev_end(e), .fileid = fileid, .ev = ev, .kind = kind,
+		.end = dt_ev_end(e), .fileid = fileid, .ev = ev, .kind = kind,
 	};
 	return 0;
 }
@@ -206,71 +117,12 @@ static int sref_cmp(const void *a, const void *b)
 	return x->kind - y->kind;
 }
 
-/* a sorted set of paths */
-struct names {
-	const char **p;
-	size_t n, cap;
-};
-
-static int names_push(struct names *N, const char *name)
-{
-	if (N->n == N->cap) {
-		size_t cap = N->cap ? N->cap * 2 : 64;
-		const char **p = realloc(N->p, cap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		N->p = p;
-		N->cap = cap;
-	}
-	N->p[N->n++] = name;
-	return 0;
-}
-
-static int str_cmp(const void *a, const void *b)
-{
-	return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-/* are the first len bytes of key one of the (sorted) names? */
-static bool names_has(const struct names *N, const char *key, size_t len)
-{
-	size_t lo = 0, hi = N->n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		const char *s = N->p[mid];
-		int r = strncmp(key, s, len);
-
-		if (!r && !s[len])
-			return true;
-		if (!r)
-			r = -1;	/* key is a proper prefix of s: sorts first */
-		if (r < 0)
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
-	return false;
-}
-
-/* is a proper ancestor of name one of the names? */
-static bool names_cover(const struct names *N, const char *name)
-{
-	if (!N->n)
-		return false;
-	for (const char *p = strchr(name, '/'); p; p = strchr(p + 1, '/'))
-		if (p > name && names_has(N, name, (size_t)(p - name)))
-			return true;
-	return false;
-}
-
 /*
  * Every event that says something about a name, and the names renamed
  * (their children change without events of their own).
  */
 static int collect(const struct dt_history *h, struct srefs *R,
-		   struct names *moved)
+		   struct dt_pathset *moved)
 {
 	int err = 0;
 
@@ -313,9 +165,9 @@ static int collect(const struct dt_history *h, struct srefs *R,
 				err = srefs_push(R, h, i, e->name2, S_ADD, 0,
 						 e->name);
 			if (!err)
-				err = names_push(moved, e->name);
+				err = dt_pathset_push(moved, e->name);
 			if (!err)
-				err = names_push(moved, e->name2);
+				err = dt_pathset_push(moved, e->name2);
 			break;
 		case DT_OP_LOOKUP:
 		case DT_OP_OPEN:
@@ -327,8 +179,8 @@ static int collect(const struct dt_history *h, struct srefs *R,
 	}
 	if (err)
 		return err;
-	sort_n(R->r, R->n, sizeof(*R->r), sref_cmp);
-	sort_n(moved->p, moved->n, sizeof(*moved->p), str_cmp);
+	dt_sort_n(R->r, R->n, sizeof(*R->r), sref_cmp);
+	dt_pathset_sort(moved);
 	return 0;
 }
 
@@ -380,7 +232,7 @@ static int resolve_moves(struct srefs *R)
 	for (size_t i = 0; i < R->n; i++)
 		if (R->r[i].kind == S_ADD && R->r[i].from)
 			mv[n++] = &R->r[i];
-	sort_n(mv, n, sizeof(*mv), sref_start_cmp);
+	dt_sort_n(mv, n, sizeof(*mv), sref_start_cmp);
 	for (size_t k = 0; k < n; k++) {
 		struct sref *m = mv[k], *last = NULL;
 
@@ -402,25 +254,25 @@ int dt_oracle_never_created(const struct dt_history *h, struct dt_verdict *v)
 {
 	struct dt_verdict scratch;
 	struct srefs R = { 0 };
-	struct names moved = { 0 }, made = { 0 };
-	struct ctx c;
-	char b[EVLEN], rb[16];
+	struct dt_pathset moved = { 0 }, made = { 0 };
+	struct dt_judge c;
+	char b[DT_EVLEN], rb[16];
 	int err;
 
 	/* a caller that only wants the count may pass NULL */
 	if (!v)
 		v = &scratch;
-	ctx_init(&c, h, v);
+	dt_judge_init(&c, h, v);
 	err = collect(h, &R, &moved);
 	for (size_t i = 0; i < R.n && !err; i++)
 		if (R.r[i].kind != S_READ &&
 		    (!made.n || strcmp(made.p[made.n - 1], R.r[i].name)))
-			err = names_push(&made, R.r[i].name);
+			err = dt_pathset_push(&made, R.r[i].name);
 	if (err) {
 		free(R.r);
-		free(moved.p);
-		free(made.p);
-		return oom(&c);
+		dt_pathset_free(&moved);
+		dt_pathset_free(&made);
+		return dt_judge_oom(&c);
 	}
 
 	/* refs are sorted by name: made is sorted too */
@@ -430,24 +282,24 @@ int dt_oracle_never_created(const struct dt_history *h, struct dt_verdict *v)
 		const char *n = r->name;
 
 		if (r->kind != S_READ || e->result == -ENOENT ||
-		    names_has(&made, n, strlen(n)) || names_cover(&moved, n))
+		    dt_pathset_has(&made, n) || dt_pathset_covers(&moved, n))
 			continue;
-		if (e->result == -ENOTDIR && names_cover(&made, n))
+		if (e->result == -ENOTDIR && dt_pathset_covers(&made, n))
 			continue;
-		if (!flag(&c, r->ev))
+		if (!dt_judge_flag(&c, r->ev))
 			continue;
 		if (!e->result)
-			say(v->what, "found a name nothing created: %s", n);
+			dt_say(v->what, "found a name nothing created: %s", n);
 		else
-			say(v->what, "%s of %s, a name nothing created, returned %s",
+			dt_say(v->what, "%s of %s, a name nothing created, returned %s",
 			    dt_op_name((enum dt_opcode)e->op), n,
 			    dt_resname(e->result, rb, sizeof(rb)));
-		say(v->expected, "ENOENT: no event of the history makes %s", n);
-		say(v->observed, "%s", evdesc(&c, r->ev, b, sizeof(b)));
+		dt_say(v->expected, "ENOENT: no event of the history makes %s", n);
+		dt_say(v->observed, "%s", dt_judge_evdesc(&c, r->ev, b, sizeof(b)));
 	}
 	free(R.r);
-	free(moved.p);
-	free(made.p);
+	dt_pathset_free(&moved);
+	dt_pathset_free(&made);
 	return v->violations;
 }
 
@@ -655,7 +507,7 @@ static void group_build(struct sgroup *g, const struct srefs *R, size_t a,
 		g->pm_rm[k] = rr;
 		g->pm_wild[k] = rw;
 	}
-	sort_n(g->fent, g->nf, sizeof(*g->fent), sfent_cmp);
+	dt_sort_n(g->fent, g->nf, sizeof(*g->fent), sfent_cmp);
 	for (k = 0; k < g->nf; k++) {
 		struct sfent *f = &g->fent[k];
 
@@ -738,47 +590,47 @@ static void best_source(const struct sgroup *g, const struct dt_event *e,
 		return;
 	}
 	consider(g, s, g->pm_wild[p - 1]);
-	consider(g, s, fent_best(g, e->fileid, ev_end(e)));
+	consider(g, s, fent_best(g, e->fileid, dt_ev_end(e)));
 }
 
-static void describe_unexplained(struct ctx *c, const struct sgroup *g,
+static void describe_unexplained(struct dt_judge *c, const struct sgroup *g,
 				 size_t i)
 {
 	const struct dt_event *e = &c->h->ev[i];
 	struct dt_verdict *v = c->v;
-	size_t p = began_by(g, ev_end(e));
-	char a[EVLEN], b[EVLEN];
+	size_t p = began_by(g, dt_ev_end(e));
+	char a[DT_EVLEN], b[DT_EVLEN];
 
-	say(v->observed, "%s", evdesc(c, i, b, sizeof(b)));
+	dt_say(v->observed, "%s", dt_judge_evdesc(c, i, b, sizeof(b)));
 	if (!p || !g->nadd) {
-		say(v->what, "found before creation: %s", g->name);
+		dt_say(v->what, "found before creation: %s", g->name);
 		if (g->nadd)
-			say(v->expected, "ENOENT: absent until %s",
-			    evdesc(c, g->mut[g->first_add].ev, a, sizeof(a)));
+			dt_say(v->expected, "ENOENT: absent until %s",
+			    dt_judge_evdesc(c, g->mut[g->first_add].ev, a, sizeof(a)));
 		else
-			say(v->expected, "ENOENT: nothing creates %s",
+			dt_say(v->expected, "ENOENT: nothing creates %s",
 			    g->name);
 		return;
 	}
 	if (g->pm_add[p - 1] == NONE) {
-		say(v->what, "found before creation: %s", g->name);
-		say(v->expected, "ENOENT: absent until %s",
-		    evdesc(c, g->mut[g->first_add].ev, a, sizeof(a)));
+		dt_say(v->what, "found before creation: %s", g->name);
+		dt_say(v->expected, "ENOENT: absent until %s",
+		    dt_judge_evdesc(c, g->mut[g->first_add].ev, a, sizeof(a)));
 		return;
 	}
-	say(v->what, "fileid mismatch: %s found as a file it never named",
+	dt_say(v->what, "fileid mismatch: %s found as a file it never named",
 	    g->name);
-	say(v->expected, "fileid %" PRIu64 " (%s)",
+	dt_say(v->expected, "fileid %" PRIu64 " (%s)",
 	    g->mut[g->pm_add[p - 1]].fileid,
-	    evdesc(c, g->mut[g->pm_add[p - 1]].ev, a, sizeof(a)));
+	    dt_judge_evdesc(c, g->mut[g->pm_add[p - 1]].ev, a, sizeof(a)));
 }
 
-static void judge_reads(struct ctx *c, const struct sgroup *g,
+static void judge_reads(struct dt_judge *c, const struct sgroup *g,
 			const struct srefs *R, size_t a, size_t b,
 			uint64_t bound, struct dt_stale_stats *st)
 {
 	struct dt_verdict *v = c->v;
-	char x[EVLEN], y[EVLEN], rb[16], d1[32], d2[32];
+	char x[DT_EVLEN], y[DT_EVLEN], rb[16], d1[32], d2[32];
 
 	for (size_t i = a; i < b; i++) {
 		const struct dt_event *e;
@@ -790,19 +642,19 @@ static void judge_reads(struct ctx *c, const struct sgroup *g,
 		e = &c->h->ev[R->r[i].ev];
 		st->reads++;
 		if (e->result && e->result != -ENOENT) {
-			if (!flag(c, R->r[i].ev))
+			if (!dt_judge_flag(c, R->r[i].ev))
 				continue;
-			say(v->what, "%s of %s returned %s",
+			dt_say(v->what, "%s of %s returned %s",
 			    dt_op_name((enum dt_opcode)e->op), e->name,
 			    dt_resname(e->result, rb, sizeof(rb)));
-			say(v->expected, "0 or ENOENT: the only answers a path lookup may give");
-			say(v->observed, "%s",
-			    evdesc(c, R->r[i].ev, y, sizeof(y)));
+			dt_say(v->expected, "0 or ENOENT: the only answers a path lookup may give");
+			dt_say(v->observed, "%s",
+			    dt_judge_evdesc(c, R->r[i].ev, y, sizeof(y)));
 			continue;
 		}
 		best_source(g, e, &s);
 		if (s.idx == NONE) {
-			if (flag(c, R->r[i].ev))
+			if (dt_judge_flag(c, R->r[i].ev))
 				describe_unexplained(c, g, R->r[i].ev);
 			continue;
 		}
@@ -812,16 +664,16 @@ static void judge_reads(struct ctx *c, const struct sgroup *g,
 		st->stale_reads++;
 		if (need > st->stale_max_ns)
 			st->stale_max_ns = need;
-		if (need <= bound || !flag(c, R->r[i].ev))
+		if (need <= bound || !dt_judge_flag(c, R->r[i].ev))
 			continue;
-		say(v->what, "stale: %s of %s = %s began %s after the change that replaced that state returned (bound %s)",
+		dt_say(v->what, "stale: %s of %s = %s began %s after the change that replaced that state returned (bound %s)",
 		    dt_op_name((enum dt_opcode)e->op), e->name,
 		    dt_resname(e->result, rb, sizeof(rb)),
 		    dur(need, d1, sizeof(d1)), dur(bound, d2, sizeof(d2)));
-		say(v->expected, "%s since %s",
+		dt_say(v->expected, "%s since %s",
 		    g->mut[s.dl_by].add ? "found" : "ENOENT",
-		    evdesc(c, g->mut[s.dl_by].ev, x, sizeof(x)));
-		say(v->observed, "%s", evdesc(c, R->r[i].ev, y, sizeof(y)));
+		    dt_judge_evdesc(c, g->mut[s.dl_by].ev, x, sizeof(x)));
+		dt_say(v->observed, "%s", dt_judge_evdesc(c, R->r[i].ev, y, sizeof(y)));
 	}
 }
 
@@ -854,7 +706,7 @@ static bool sees(const struct smut *m, const struct sread *r)
  * the change on (and the one still running when it began), up to the
  * name's next mutation; the first that saw the new state closes the window.
  */
-static int measure_windows(const struct ctx *c, struct sgroup *g,
+static int measure_windows(const struct dt_judge *c, struct sgroup *g,
 			   const struct srefs *R, size_t a, size_t b,
 			   int change_op, struct swins *W)
 {
@@ -867,11 +719,11 @@ static int measure_windows(const struct ctx *c, struct sgroup *g,
 		if (R->r[i].kind == S_READ)
 			g->rd[g->nr++] = (struct sread){
 				.who = who_of(e), .start = e->start_ns,
-				.end = ev_end(e), .fileid = e->fileid,
+				.end = dt_ev_end(e), .fileid = e->fileid,
 				.result = e->result, .ev = R->r[i].ev,
 			};
 	}
-	sort_n(g->rd, g->nr, sizeof(*g->rd), sread_cmp);
+	dt_sort_n(g->rd, g->nr, sizeof(*g->rd), sread_cmp);
 
 	for (k = 0; k < g->nm; k++) {
 		const struct smut *m = &g->mut[k];
@@ -936,7 +788,7 @@ static int summarise(struct swins *W, struct dt_stale_stats *st)
 	uint64_t *hi, *lo;
 	size_t i, j, nhi = 0, nlo = 0;
 
-	sort_n(W->w, W->n, sizeof(*W->w), swin_cmp);
+	dt_sort_n(W->w, W->n, sizeof(*W->w), swin_cmp);
 	hi = malloc((W->n ? W->n : 1) * sizeof(*hi));
 	lo = malloc((W->n ? W->n : 1) * sizeof(*lo));
 	if (!hi || !lo) {
@@ -962,8 +814,8 @@ static int summarise(struct swins *W, struct dt_stale_stats *st)
 			st->unconverged++;
 		lo[nlo++] = m.lo;
 	}
-	sort_n(hi, nhi, sizeof(*hi), u64_cmp);
-	sort_n(lo, nlo, sizeof(*lo), u64_cmp);
+	dt_sort_n(hi, nhi, sizeof(*hi), u64_cmp);
+	dt_sort_n(lo, nlo, sizeof(*lo), u64_cmp);
 	if (nhi) {
 		st->win_p50_ns = hi[(nhi - 1) / 2];
 		st->win_max_ns = hi[nhi - 1];
@@ -1017,11 +869,11 @@ int dt_oracle_staleness(const struct dt_history *h, uint64_t bound_ns,
 	struct dt_verdict vscratch;
 	struct dt_stale_stats sscratch;
 	struct srefs R = { 0 };
-	struct names moved = { 0 };
+	struct dt_pathset moved = { 0 };
 	struct swins W = { 0 };
 	struct sgroup g;
 	size_t a, b, biggest = 0;
-	struct ctx c;
+	struct dt_judge c;
 	int err;
 
 	/* a caller that only wants the count may pass NULL */
@@ -1030,7 +882,7 @@ int dt_oracle_staleness(const struct dt_history *h, uint64_t bound_ns,
 	if (!st)
 		st = &sscratch;
 	memset(st, 0, sizeof(*st));
-	ctx_init(&c, h, v);
+	dt_judge_init(&c, h, v);
 	err = collect(h, &R, &moved);
 	if (!err)
 		err = resolve_moves(&R);
@@ -1045,8 +897,8 @@ int dt_oracle_staleness(const struct dt_history *h, uint64_t bound_ns,
 		err = sgroup_alloc(&g, biggest);
 	if (err) {
 		free(R.r);
-		free(moved.p);
-		return oom(&c);
+		dt_pathset_free(&moved);
+		return dt_judge_oom(&c);
 	}
 
 	for (a = 0; a < R.n && !err; a = b) {
@@ -1055,7 +907,7 @@ int dt_oracle_staleness(const struct dt_history *h, uint64_t bound_ns,
 			;
 		/* unjudged: never mutated, or changed by a parent's rename */
 		group_build(&g, &R, a, b);
-		if (!g.nm || names_cover(&moved, g.name))
+		if (!g.nm || dt_pathset_covers(&moved, g.name))
 			continue;
 		judge_reads(&c, &g, &R, a, b, bound_ns, st);
 		err = measure_windows(&c, &g, &R, a, b, change_op, &W);
@@ -1065,8 +917,8 @@ int dt_oracle_staleness(const struct dt_history *h, uint64_t bound_ns,
 	sgroup_free(&g);
 	free(W.w);
 	free(R.r);
-	free(moved.p);
+	dt_pathset_free(&moved);
 	if (err)
-		return oom(&c);
+		return dt_judge_oom(&c);
 	return v->violations;
 }

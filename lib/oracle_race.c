@@ -25,97 +25,7 @@
 #include "dentrace.h"
 #include "errname.h"
 #include "oracle_race.h"
-
-/* v->event when a violation is about the history as a whole */
-#define NO_EVENT SIZE_MAX
-/* room for evdesc() of any event: two full names and every number */
-#define EVLEN 400
-
-struct judge {
-	const struct dt_history *h;
-	struct dt_verdict *v;
-	uint64_t t0;		/* times in messages are relative to this */
-};
-
-static void judge_init(struct judge *j, const struct dt_history *h,
-		       struct dt_verdict *v)
-{
-	size_t i;
-
-	memset(v, 0, sizeof(*v));
-	j->h = h;
-	j->v = v;
-	/* the origin dt_history_dump uses, so the numbers can be found */
-	j->t0 = h->n ? UINT64_MAX : 0;
-	for (i = 0; i < h->n; i++)
-		if (h->ev[i].start_ns < j->t0)
-			j->t0 = h->ev[i].start_ns;
-}
-
-static uint64_t ev_end(const struct dt_event *e)
-{
-	/* a recorder bug must not make an interval run backwards */
-	return e->end_ns < e->start_ns ? e->start_ns : e->end_ns;
-}
-
-/*
- * Count one violation; true when the caller should describe it: the
- * verdict keeps the earliest bad event (a whole-history complaint only
- * until a real event turns up).
- */
-static bool flag(struct judge *j, size_t ev)
-{
-	struct dt_verdict *v = j->v;
-
-	v->violations++;
-	if (v->violations == 1 || ev < v->event) {
-		v->event = ev;
-		return true;
-	}
-	return false;
-}
-
-static void __attribute__((format(printf, 2, 3)))
-say(char dst[256], const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(dst, 256, fmt, ap);
-	va_end(ap);
-}
-
-/* "#12 h0 t3 RENAME(d/a, d/b/x) = EINVAL @[+100,+180]ns" */
-static const char *evdesc(const struct judge *j, size_t i, char *buf,
-			  size_t len)
-{
-	const struct dt_event *e = &j->h->ev[i];
-	char rb[16], th[16], fid[32] = "";
-
-	if (e->thread == 0xffff)
-		snprintf(th, sizeof(th), "setup");
-	else
-		snprintf(th, sizeof(th), "t%u", e->thread);
-	if (e->fileid)
-		snprintf(fid, sizeof(fid), " fileid %" PRIu64, e->fileid);
-	snprintf(buf, len, "#%zu h%u %s %s(%s%s%s) = %s%s @[+%" PRId64
-		 ",+%" PRId64 "]ns", i, e->host, th,
-		 dt_op_name((enum dt_opcode)e->op), e->name,
-		 e->name2[0] ? ", " : "", e->name2,
-		 dt_resname(e->result, rb, sizeof(rb)), fid,
-		 (int64_t)(e->start_ns - j->t0), (int64_t)(ev_end(e) - j->t0));
-	return buf;
-}
-
-static int oom(struct judge *j)
-{
-	j->v->violations++;
-	j->v->event = NO_EVENT;
-	say(j->v->what, "oracle could not judge the history: out of memory");
-	say(j->v->expected, "a verdict");
-	say(j->v->observed, "ENOMEM");
-	return -ENOMEM;
-}
+#include "oracle_util.h"
 
 /* path lies strictly below dir: "d/x" is below "d", "d" and "dx" are not */
 static bool below(const char *path, const char *dir)
@@ -170,8 +80,8 @@ static int race_collect(struct race *R, const struct dt_history *h,
 		R->ev[R->n++] = i;
 		if (e->start_ns < R->first_start)
 			R->first_start = e->start_ns;
-		if (ev_end(e) > R->last_end)
-			R->last_end = ev_end(e);
+		if (dt_ev_end(e) > R->last_end)
+			R->last_end = dt_ev_end(e);
 		if (!e->result && (!R->nwin++ ||
 				   e->start_ns < h->ev[R->win].start_ns))
 			R->win = i;
@@ -254,7 +164,7 @@ static uint64_t fileid_before(const struct dt_history *h, const char *name,
 		const struct dt_event *e = &h->ev[i];
 		bool speaks = false;
 
-		if (e->result || ev_end(e) >= t)
+		if (e->result || dt_ev_end(e) >= t)
 			continue;
 		switch (e->op) {
 		case DT_OP_CREATE:
@@ -274,10 +184,10 @@ static uint64_t fileid_before(const struct dt_history *h, const char *name,
 		default:
 			break;
 		}
-		if (!speaks || (any && ev_end(e) < best))
+		if (!speaks || (any && dt_ev_end(e) < best))
 			continue;
 		any = true;
-		best = ev_end(e);
+		best = dt_ev_end(e);
 		fid = e->op == DT_OP_CREATE || e->op == DT_OP_MKDIR ||
 		      e->op == DT_OP_LOOKUP ? e->fileid : 0;
 	}
@@ -376,12 +286,12 @@ static bool is_wanted(const char *path, const void *arg)
 	return want_find(arg, path) != NULL;
 }
 
-static void judge_after(struct judge *j, const struct race *R,
+static void judge_after(struct dt_judge *j, const struct race *R,
 			struct wants *W, uint64_t horizon)
 {
 	const struct dt_history *h = j->h;
 	struct dt_verdict *v = j->v;
-	char a[EVLEN], b[EVLEN], rb[16];
+	char a[DT_EVLEN], b[DT_EVLEN], rb[16];
 	size_t i, k;
 
 	for (i = 0; i < h->n; i++) {
@@ -389,54 +299,54 @@ static void judge_after(struct judge *j, const struct race *R,
 		struct want *w;
 
 		if (e->op != DT_OP_LOOKUP || e->start_ns <= R->last_end ||
-		    ev_end(e) >= horizon)
+		    dt_ev_end(e) >= horizon)
 			continue;
 		w = want_find(W, e->name);
 		if (!w)
 			continue;
 		w->seen = true;
 		if (e->result == 0 && !w->present) {
-			if (!flag(j, i))
+			if (!dt_judge_flag(j, i))
 				continue;
-			say(v->what, "found after the race: %s", e->name);
-			say(v->expected, "ENOENT: %s %s", w->why,
-			    evdesc(j, w->because, a, sizeof(a)));
-			say(v->observed, "%s", evdesc(j, i, b, sizeof(b)));
+			dt_say(v->what, "found after the race: %s", e->name);
+			dt_say(v->expected, "ENOENT: %s %s", w->why,
+			    dt_judge_evdesc(j, w->because, a, sizeof(a)));
+			dt_say(v->observed, "%s", dt_judge_evdesc(j, i, b, sizeof(b)));
 		} else if (e->result == 0 && w->fileid && e->fileid &&
 			   e->fileid != w->fileid) {
-			if (!flag(j, i))
+			if (!dt_judge_flag(j, i))
 				continue;
-			say(v->what, "fileid mismatch after the race: %s holds another file",
+			dt_say(v->what, "fileid mismatch after the race: %s holds another file",
 			    e->name);
-			say(v->expected, "fileid %" PRIu64 ": %s %s", w->fileid,
-			    w->why, evdesc(j, w->because, a, sizeof(a)));
-			say(v->observed, "%s", evdesc(j, i, b, sizeof(b)));
+			dt_say(v->expected, "fileid %" PRIu64 ": %s %s", w->fileid,
+			    w->why, dt_judge_evdesc(j, w->because, a, sizeof(a)));
+			dt_say(v->observed, "%s", dt_judge_evdesc(j, i, b, sizeof(b)));
 		} else if (e->result == -ENOENT && w->present) {
-			if (!flag(j, i))
+			if (!dt_judge_flag(j, i))
 				continue;
-			say(v->what, "lost after the race: ENOENT for %s",
+			dt_say(v->what, "lost after the race: ENOENT for %s",
 			    e->name);
-			say(v->expected, "found: %s %s", w->why,
-			    evdesc(j, w->because, a, sizeof(a)));
-			say(v->observed, "%s", evdesc(j, i, b, sizeof(b)));
-		} else if (e->result && e->result != -ENOENT && flag(j, i)) {
-			say(v->what, "lookup of %s after the race returned %s",
+			dt_say(v->expected, "found: %s %s", w->why,
+			    dt_judge_evdesc(j, w->because, a, sizeof(a)));
+			dt_say(v->observed, "%s", dt_judge_evdesc(j, i, b, sizeof(b)));
+		} else if (e->result && e->result != -ENOENT && dt_judge_flag(j, i)) {
+			dt_say(v->what, "lookup of %s after the race returned %s",
 			    e->name, dt_resname(e->result, rb, sizeof(rb)));
-			say(v->expected, "%s: a path lookup answers 0 or ENOENT",
+			dt_say(v->expected, "%s: a path lookup answers 0 or ENOENT",
 			    w->present ? "found" : "ENOENT");
-			say(v->observed, "%s", evdesc(j, i, b, sizeof(b)));
+			dt_say(v->observed, "%s", dt_judge_evdesc(j, i, b, sizeof(b)));
 		}
 	}
 	for (k = 0; k < W->n; k++) {
 		const struct want *w = &W->w[k];
 
-		if (!w->must_see || w->seen || !flag(j, NO_EVENT))
+		if (!w->must_see || w->seen || !dt_judge_flag(j, DT_NO_EVENT))
 			continue;
-		say(v->what, "not checked: no lookup of %s after the race",
+		dt_say(v->what, "not checked: no lookup of %s after the race",
 		    w->name);
-		say(v->expected, "a LOOKUP of %s started after the last rename returned (%s)",
+		dt_say(v->expected, "a LOOKUP of %s started after the last rename returned (%s)",
 		    w->name, w->present ? "found" : "ENOENT");
-		say(v->observed, "none (the test must look after the race)");
+		dt_say(v->observed, "none (the test must look after the race)");
 	}
 }
 
@@ -454,48 +364,48 @@ int dt_oracle_rename_one_source(const struct dt_history *h, const char *src,
 				struct dt_verdict *v)
 {
 	struct dt_verdict scratch;
-	char a[EVLEN], b[EVLEN];
+	char a[DT_EVLEN], b[DT_EVLEN];
 	const struct dt_event *win;
 	struct wants W;
-	struct judge j;
+	struct dt_judge j;
 	struct race R;
 	size_t k;
 
 	/* a caller that only wants the count may pass NULL */
 	if (!v)
 		v = &scratch;
-	judge_init(&j, h, v);
+	dt_judge_init(&j, h, v);
 	if (race_collect(&R, h, renames_src, src))
-		return oom(&j);
+		return dt_judge_oom(&j);
 	if (!R.n) {
-		flag(&j, NO_EVENT);
-		say(v->what, "no RENAME of %s in the history", src);
-		say(v->expected, "K racing renames of %s", src);
-		say(v->observed, "none (wrong name passed to the oracle?)");
+		dt_judge_flag(&j, DT_NO_EVENT);
+		dt_say(v->what, "no RENAME of %s in the history", src);
+		dt_say(v->expected, "K racing renames of %s", src);
+		dt_say(v->observed, "none (wrong name passed to the oracle?)");
 		return v->violations;
 	}
-	if (!R.nwin && flag(&j, R.ev[0])) {
-		say(v->what, "no winner: all %zu renames of %s failed", R.n,
+	if (!R.nwin && dt_judge_flag(&j, R.ev[0])) {
+		dt_say(v->what, "no winner: all %zu renames of %s failed", R.n,
 		    src);
-		say(v->expected, "exactly one returns 0: the first to take effect finds %s",
+		dt_say(v->expected, "exactly one returns 0: the first to take effect finds %s",
 		    src);
-		say(v->observed, "first: %s", evdesc(&j, R.ev[0], b, sizeof(b)));
+		dt_say(v->observed, "first: %s", dt_judge_evdesc(&j, R.ev[0], b, sizeof(b)));
 	}
 	for (k = 0; k < R.n; k++) {
 		size_t i = R.ev[k];
 		const struct dt_event *e = &h->ev[i];
 
 		if (!e->result) {
-			if (i == R.win || !flag(&j, i))
+			if (i == R.win || !dt_judge_flag(&j, i))
 				continue;
-			say(v->what, "two winners: %s renamed twice", src);
-			say(v->expected, "only %s", evdesc(&j, R.win, a, sizeof(a)));
-			say(v->observed, "%s", evdesc(&j, i, b, sizeof(b)));
-		} else if (e->result != -ENOENT && flag(&j, i)) {
-			say(v->what, "a loser of the rename race on %s failed wrongly",
+			dt_say(v->what, "two winners: %s renamed twice", src);
+			dt_say(v->expected, "only %s", dt_judge_evdesc(&j, R.win, a, sizeof(a)));
+			dt_say(v->observed, "%s", dt_judge_evdesc(&j, i, b, sizeof(b)));
+		} else if (e->result != -ENOENT && dt_judge_flag(&j, i)) {
+			dt_say(v->what, "a loser of the rename race on %s failed wrongly",
 			    src);
-			say(v->expected, "ENOENT: its source was gone");
-			say(v->observed, "%s", evdesc(&j, i, b, sizeof(b)));
+			dt_say(v->expected, "ENOENT: its source was gone");
+			dt_say(v->observed, "%s", dt_judge_evdesc(&j, i, b, sizeof(b)));
 		}
 	}
 	/* with no winner, or two, there is no one state to expect */
@@ -504,7 +414,7 @@ int dt_oracle_rename_one_source(const struct dt_history *h, const char *src,
 
 	if (wants_init(&W, R.n + 1)) {
 		free(R.ev);
-		return oom(&j);
+		return dt_judge_oom(&j);
 	}
 	win = &h->ev[R.win];
 	want_add(&W, src, false, true, 0, "renamed away by", R.win);
@@ -549,63 +459,63 @@ int dt_oracle_no_dir_loop(const struct dt_history *h, const char *a,
 {
 	const struct pair p = { a, b };
 	struct dt_verdict scratch;
-	char x[EVLEN], y[EVLEN];
+	char x[DT_EVLEN], y[DT_EVLEN];
 	const struct dt_event *win = NULL;
 	const char *other = NULL;
 	struct wants W;
-	struct judge j;
+	struct dt_judge j;
 	struct race R;
 	size_t k;
 
 	/* a caller that only wants the count may pass NULL */
 	if (!v)
 		v = &scratch;
-	judge_init(&j, h, v);
+	dt_judge_init(&j, h, v);
 	if (!*a || !*b || at_or_below(a, b) || at_or_below(b, a)) {
-		flag(&j, NO_EVENT);
-		say(v->what, "no loop race between %s and %s", a, b);
-		say(v->expected, "two distinct directories side by side");
-		say(v->observed, "one lies at or below the other (wrong names passed to the oracle?)");
+		dt_judge_flag(&j, DT_NO_EVENT);
+		dt_say(v->what, "no loop race between %s and %s", a, b);
+		dt_say(v->expected, "two distinct directories side by side");
+		dt_say(v->observed, "one lies at or below the other (wrong names passed to the oracle?)");
 		return v->violations;
 	}
 	if (race_collect(&R, h, nests, &p))
-		return oom(&j);
+		return dt_judge_oom(&j);
 	if (!R.n) {
-		flag(&j, NO_EVENT);
-		say(v->what, "no RENAME of %s into %s or of %s into %s in the history",
+		dt_judge_flag(&j, DT_NO_EVENT);
+		dt_say(v->what, "no RENAME of %s into %s or of %s into %s in the history",
 		    a, b, b, a);
-		say(v->expected, "racing renames of each directory into the other");
-		say(v->observed, "none (wrong names passed to the oracle?)");
+		dt_say(v->expected, "racing renames of each directory into the other");
+		dt_say(v->observed, "none (wrong names passed to the oracle?)");
 		return v->violations;
 	}
 	if (R.nwin) {
 		win = &h->ev[R.win];
 		other = !strcmp(win->name, a) ? b : a;
-	} else if (flag(&j, R.ev[0])) {
-		say(v->what, "no winner: all %zu renames of %s and %s into each other failed",
+	} else if (dt_judge_flag(&j, R.ev[0])) {
+		dt_say(v->what, "no winner: all %zu renames of %s and %s into each other failed",
 		    R.n, a, b);
-		say(v->expected, "exactly one returns 0: the first to take effect finds both side by side");
-		say(v->observed, "first: %s", evdesc(&j, R.ev[0], y, sizeof(y)));
+		dt_say(v->expected, "exactly one returns 0: the first to take effect finds both side by side");
+		dt_say(v->observed, "first: %s", dt_judge_evdesc(&j, R.ev[0], y, sizeof(y)));
 	}
 	for (k = 0; k < R.n; k++) {
 		size_t i = R.ev[k];
 		const struct dt_event *e = &h->ev[i];
 
 		if (!e->result) {
-			if (i == R.win || !flag(&j, i))
+			if (i == R.win || !dt_judge_flag(&j, i))
 				continue;
 			if (strcmp(e->name, win->name)) {
-				say(v->what, "loop: %s moved into %s and %s into %s: neither is reachable",
+				dt_say(v->what, "loop: %s moved into %s and %s into %s: neither is reachable",
 				    win->name, win->name2, e->name, e->name2);
-				say(v->expected, "only %s; then EINVAL or ENOENT",
-				    evdesc(&j, R.win, x, sizeof(x)));
+				dt_say(v->expected, "only %s; then EINVAL or ENOENT",
+				    dt_judge_evdesc(&j, R.win, x, sizeof(x)));
 			} else {
-				say(v->what, "two winners: %s moved twice",
+				dt_say(v->what, "two winners: %s moved twice",
 				    e->name);
-				say(v->expected, "only %s; then ENOENT",
-				    evdesc(&j, R.win, x, sizeof(x)));
+				dt_say(v->expected, "only %s; then ENOENT",
+				    dt_judge_evdesc(&j, R.win, x, sizeof(x)));
 			}
-			say(v->observed, "%s", evdesc(&j, i, y, sizeof(y)));
+			dt_say(v->observed, "%s", dt_judge_evdesc(&j, i, y, sizeof(y)));
 			continue;
 		}
 		if (e->result == -ENOENT)
@@ -619,26 +529,26 @@ int dt_oracle_no_dir_loop(const struct dt_history *h, const char *a,
 		if (e->result == -EINVAL && (R.nwin != 1 ||
 					     strcmp(e->name, win->name)))
 			continue;
-		if (!flag(&j, i))
+		if (!dt_judge_flag(&j, i))
 			continue;
-		say(v->what, "a loser of the rename race between %s and %s failed wrongly",
+		dt_say(v->what, "a loser of the rename race between %s and %s failed wrongly",
 		    a, b);
 		if (R.nwin != 1)
-			say(v->expected, "EINVAL or ENOENT");
+			dt_say(v->expected, "EINVAL or ENOENT");
 		else if (!strcmp(e->name, win->name))
-			say(v->expected, "ENOENT: %s was gone, moved by %s",
-			    e->name, evdesc(&j, R.win, x, sizeof(x)));
+			dt_say(v->expected, "ENOENT: %s was gone, moved by %s",
+			    e->name, dt_judge_evdesc(&j, R.win, x, sizeof(x)));
 		else
-			say(v->expected, "EINVAL or ENOENT: %s was moved into %s by %s",
-			    win->name, e->name, evdesc(&j, R.win, x, sizeof(x)));
-		say(v->observed, "%s", evdesc(&j, i, y, sizeof(y)));
+			dt_say(v->expected, "EINVAL or ENOENT: %s was moved into %s by %s",
+			    win->name, e->name, dt_judge_evdesc(&j, R.win, x, sizeof(x)));
+		dt_say(v->observed, "%s", dt_judge_evdesc(&j, i, y, sizeof(y)));
 	}
 	if (R.nwin != 1)
 		goto out;
 
 	if (wants_init(&W, R.n + 2)) {
 		free(R.ev);
-		return oom(&j);
+		return dt_judge_oom(&j);
 	}
 	/* the winner's source is gone, its target holds it, nothing else moved */
 	want_add(&W, win->name, false, true, 0, "moved into the other by",
@@ -666,36 +576,36 @@ int dt_oracle_no_move_into_self(const struct dt_history *h,
 				struct dt_verdict *v)
 {
 	struct dt_verdict scratch;
-	char b[EVLEN];
-	struct judge j;
+	char b[DT_EVLEN];
+	struct dt_judge j;
 	size_t i, n = 0;
 
 	/* a caller that only wants the count may pass NULL */
 	if (!v)
 		v = &scratch;
-	judge_init(&j, h, v);
+	dt_judge_init(&j, h, v);
 	for (i = 0; i < h->n; i++) {
 		const struct dt_event *e = &h->ev[i];
 
 		if (e->op != DT_OP_RENAME || !below(e->name2, e->name))
 			continue;
 		n++;
-		if (e->result == -EINVAL || !flag(&j, i))
+		if (e->result == -EINVAL || !dt_judge_flag(&j, i))
 			continue;
 		if (!e->result)
-			say(v->what, "moved under itself: %s renamed to %s",
+			dt_say(v->what, "moved under itself: %s renamed to %s",
 			    e->name, e->name2);
 		else
-			say(v->what, "a rename of %s into itself failed wrongly",
+			dt_say(v->what, "a rename of %s into itself failed wrongly",
 			    e->name);
-		say(v->expected, "EINVAL: a directory cannot be moved under itself");
-		say(v->observed, "%s", evdesc(&j, i, b, sizeof(b)));
+		dt_say(v->expected, "EINVAL: a directory cannot be moved under itself");
+		dt_say(v->observed, "%s", dt_judge_evdesc(&j, i, b, sizeof(b)));
 	}
 	if (!n) {
-		flag(&j, NO_EVENT);
-		say(v->what, "no RENAME of a directory into itself in the history");
-		say(v->expected, "renames like d -> d/sub/x to judge");
-		say(v->observed, "none");
+		dt_judge_flag(&j, DT_NO_EVENT);
+		dt_say(v->what, "no RENAME of a directory into itself in the history");
+		dt_say(v->expected, "renames like d -> d/sub/x to judge");
+		dt_say(v->observed, "none");
 	}
 	return v->violations;
 }
@@ -755,31 +665,31 @@ int dt_oracle_open_reads(const struct dt_history *h, const char *prefix,
 			 size_t size, struct dt_verdict *v)
 {
 	size_t plen = strlen(prefix), i, nk = 0, ng = 0, nopen = 0, nread = 0,
-	       nafter = 0, cur = NO_EVENT;
+	       nafter = 0, cur = DT_NO_EVENT;
 	struct dt_verdict scratch;
 	struct tkey *key;
 	struct gone *g;
-	char a[EVLEN], b[EVLEN];
+	char a[DT_EVLEN], b[DT_EVLEN];
 	uint32_t who = 0;
-	struct judge j;
+	struct dt_judge j;
 
 	/* a caller that only wants the count may pass NULL */
 	if (!v)
 		v = &scratch;
-	judge_init(&j, h, v);
+	dt_judge_init(&j, h, v);
 	key = malloc((h->n ? h->n : 1) * sizeof(*key));
 	g = malloc((h->n ? h->n : 1) * sizeof(*g));
 	if (!key || !g) {
 		free(key);
 		free(g);
-		return oom(&j);
+		return dt_judge_oom(&j);
 	}
 	for (i = 0; i < h->n; i++) {
 		const struct dt_event *e = &h->ev[i];
 
 		if (e->op == DT_OP_UNLINK && !e->result &&
 		    !strncmp(e->name, prefix, plen))
-			g[ng++] = (struct gone){ e->name, ev_end(e) };
+			g[ng++] = (struct gone){ e->name, dt_ev_end(e) };
 		/* every OPEN counts: one of another name ends ours */
 		if (e->op == DT_OP_OPEN || e->op == DT_OP_READ ||
 		    e->op == DT_OP_CLOSE)
@@ -800,26 +710,26 @@ int dt_oracle_open_reads(const struct dt_history *h, const char *prefix,
 
 		if (!i || key[i].who != who) {
 			who = key[i].who;
-			cur = NO_EVENT;
+			cur = DT_NO_EVENT;
 		}
 		if (e->op == DT_OP_OPEN) {
 			cur = !e->result && !strncmp(e->name, prefix, plen) ?
-			      key[i].idx : NO_EVENT;
-			nopen += cur != NO_EVENT;
+			      key[i].idx : DT_NO_EVENT;
+			nopen += cur != DT_NO_EVENT;
 			continue;
 		}
-		if (cur == NO_EVENT)
+		if (cur == DT_NO_EVENT)
 			continue;
 		name = h->ev[cur].name;
 		if (e->op == DT_OP_CLOSE) {
-			if (e->result && flag(&j, key[i].idx)) {
-				say(v->what, "close of open %s failed", name);
-				say(v->expected, "0: opened by %s",
-				    evdesc(&j, cur, a, sizeof(a)));
-				say(v->observed, "%s",
-				    evdesc(&j, key[i].idx, b, sizeof(b)));
+			if (e->result && dt_judge_flag(&j, key[i].idx)) {
+				dt_say(v->what, "close of open %s failed", name);
+				dt_say(v->expected, "0: opened by %s",
+				    dt_judge_evdesc(&j, cur, a, sizeof(a)));
+				dt_say(v->observed, "%s",
+				    dt_judge_evdesc(&j, key[i].idx, b, sizeof(b)));
 			}
-			cur = NO_EVENT;
+			cur = DT_NO_EVENT;
 			continue;
 		}
 		nread++;
@@ -827,30 +737,30 @@ int dt_oracle_open_reads(const struct dt_history *h, const char *prefix,
 		nafter += after;
 		if (e->result >= 0 && (size_t)e->result == size)
 			continue;
-		if (!flag(&j, key[i].idx))
+		if (!dt_judge_flag(&j, key[i].idx))
 			continue;
 		if (e->result < 0)
-			say(v->what, "a read of open %s failed%s", name,
+			dt_say(v->what, "a read of open %s failed%s", name,
 			    after ? " after its name was unlinked" : "");
 		else
-			say(v->what, "a read of open %s returned %d of %zu bytes%s",
+			dt_say(v->what, "a read of open %s returned %d of %zu bytes%s",
 			    name, e->result, size,
 			    after ? " after its name was unlinked" : "");
-		say(v->expected, "%zu bytes: readable until closed, opened by %s",
-		    size, evdesc(&j, cur, a, sizeof(a)));
-		say(v->observed, "%s", evdesc(&j, key[i].idx, b, sizeof(b)));
+		dt_say(v->expected, "%zu bytes: readable until closed, opened by %s",
+		    size, dt_judge_evdesc(&j, cur, a, sizeof(a)));
+		dt_say(v->observed, "%s", dt_judge_evdesc(&j, key[i].idx, b, sizeof(b)));
 	}
 	if (!nopen) {
-		flag(&j, NO_EVENT);
-		say(v->what, "no successful OPEN of %s* in the history", prefix);
-		say(v->expected, "files opened, read, unlinked, read");
-		say(v->observed, "none (wrong prefix passed to the oracle?)");
+		dt_judge_flag(&j, DT_NO_EVENT);
+		dt_say(v->what, "no successful OPEN of %s* in the history", prefix);
+		dt_say(v->expected, "files opened, read, unlinked, read");
+		dt_say(v->observed, "none (wrong prefix passed to the oracle?)");
 	} else if (!nafter) {
-		flag(&j, NO_EVENT);
-		say(v->what, "nothing tested: no read of an open %s* started after its unlink",
+		dt_judge_flag(&j, DT_NO_EVENT);
+		dt_say(v->what, "nothing tested: no read of an open %s* started after its unlink",
 		    prefix);
-		say(v->expected, "a READ after an UNLINK of the open name returned");
-		say(v->observed, "%zu reads on %zu opens, %zu unlinks, none before a read",
+		dt_say(v->expected, "a READ after an UNLINK of the open name returned");
+		dt_say(v->observed, "%zu reads on %zu opens, %zu unlinks, none before a read",
 		    nread, nopen, ng);
 	}
 	free(key);
