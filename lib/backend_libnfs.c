@@ -41,6 +41,7 @@
 #include <limits.h>
 #include <netdb.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -581,12 +582,12 @@ static void read3_cb(struct rpc_context *rpc, int status, void *data,
  * context breaks without calling back, the pending call may still write
  * *r later (e.g. from nfs_destroy_context), so *r is then left allocated.
  */
-static int raw_wait(struct dt_conn *c, struct raw3 *r)
+static int drive_until(struct dt_conn *c, const bool *done)
 {
 	struct pollfd pfd;
 	int n;
 
-	while (!r->done) {
+	while (!*done) {
 		pfd.fd = nfs_get_fd(c->nfs);
 		pfd.events = (short)nfs_which_events(c->nfs);
 		pfd.revents = 0;
@@ -594,9 +595,16 @@ static int raw_wait(struct dt_conn *c, struct raw3 *r)
 		if (n < 0 && errno == EINTR)
 			continue;	/* a signal is no socket error */
 		if (nfs_service(c->nfs, n < 0 ? -1 : pfd.revents) < 0 &&
-		    !r->done)
-			return -EIO;	/* r is leaked on purpose */
+		    !*done)
+			return -EIO;
 	}
+	return 0;
+}
+
+static int raw_wait(struct dt_conn *c, struct raw3 *r)
+{
+	if (drive_until(c, &r->done) < 0)
+		return -EIO;	/* r is leaked on purpose */
 	if (r->rpc_status == RPC_STATUS_SUCCESS)
 		return 0;
 	return r->rpc_status == RPC_STATUS_ERROR ? -EIO : -ETIMEDOUT;
@@ -906,6 +914,60 @@ static bool created_before_failure(const char *msg)
 	return msg && (strstr(msg, "SETATTR") || strstr(msg, "OPEN_CONFIRM"));
 }
 
+struct create4_wait {
+	bool done;
+	int rc;
+	struct nfsfh *fh;
+};
+
+static void create4_cb(int err, struct nfs_context *nfs, void *data,
+		       void *priv)
+{
+	struct create4_wait *w = priv;
+
+	(void)nfs;
+	w->rc = err;
+	if (err == 0)
+		w->fh = data;
+	w->done = true;
+}
+
+/*
+ * libnfs 4.0 draws every EXCLUSIVE4 verifier from one static seed that
+ * nfs4_init_random_verifier() steps without a lock: two threads creating
+ * at once can send the same verifier, and the server then rightly answers
+ * the second OPEN as a retransmission of the first (RFC 7530 16.16.5):
+ * both creates "win" one file.  The verifier is drawn while the OPEN
+ * compound is built, inside nfs_create_async(), so only the queueing is
+ * serialised here; the round trips of the threads still overlap.
+ */
+static pthread_mutex_t excl_queue_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* nfs_create(O_RDWR | O_CREAT | O_EXCL) with the verifier drawn safely */
+static int create4_excl(struct dt_conn *c, const char *p, struct nfsfh **fh)
+{
+	struct create4_wait *w = calloc(1, sizeof(*w));
+	int rc;
+
+	if (!w)
+		return -ENOMEM;
+	pthread_mutex_lock(&excl_queue_lock);
+	rc = nfs_create_async(c->nfs, p, O_RDWR | O_CREAT | O_EXCL,
+			      NFS_FILE_MODE, create4_cb, w);
+	pthread_mutex_unlock(&excl_queue_lock);
+	if (rc < 0) {
+		free(w);
+		return rc;
+	}
+	/* a context that breaks without calling back may still write *w */
+	if (drive_until(c, &w->done) < 0)
+		return -EIO;
+	rc = w->rc;
+	*fh = w->fh;
+	free(w);
+	return rc;
+}
+
 static int create4_once(struct dt_conn *c, const char *p, bool excl,
 			struct dt_stat *st)
 {
@@ -919,8 +981,7 @@ static int create4_once(struct dt_conn *c, const char *p, bool excl,
 		 * when asked for O_EXCL, so ask for it and emulate the
 		 * non-exclusive case on top.
 		 */
-		rc = nfs_create(c->nfs, p, O_RDWR | O_CREAT | O_EXCL,
-				NFS_FILE_MODE, &fh);
+		rc = create4_excl(c, p, &fh);
 		if (rc == 0) {
 			created_stat(c, fh, st);
 			/* CLOSE failing now changes nothing about the create */
