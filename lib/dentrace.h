@@ -139,10 +139,15 @@ const char *dt_op_name(enum dt_opcode op);
 
 #define DT_EV_NAME 96
 
+/* dt_event.flags: what the op was asked to do beyond its opcode */
+#define DT_EVF_EXCL	0x01	/* CREATE with O_EXCL (exclusive) */
+#define DT_EVF__ALL	0x0f	/* the bits a history may carry (histio) */
+
 struct dt_event {
 	uint16_t host;		/* client host index (0 when alone) */
 	uint16_t thread;	/* worker index; 0xffff = setup thread */
 	uint8_t op;		/* enum dt_opcode */
+	uint8_t flags;		/* DT_EVF_* */
 	int32_t result;		/* 0 or -errno (READ: bytes) */
 	uint64_t start_ns;	/* when the call was made */
 	uint64_t end_ns;	/* when it returned */

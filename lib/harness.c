@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "coord.h"
+#include "histcheck.h"
 #include "internal.h"
 
 struct dt_shared *dt_shared;
@@ -46,6 +47,8 @@ struct options {
 	const char *host_name;		/* unique name of this host in the run */
 	const char *run_id;
 	const char *history_dir;	/* dump the history of failed cases */
+	bool check_history;		/* judge r.hist with dt_check_history */
+	struct dt_check_opts check_opts;
 	int threads;
 	double duration;
 	long iterations;
@@ -120,6 +123,19 @@ const char *dt_strerr(int negerr)
 
 /* ---- diagnostics (case child) ----------------------------------------- */
 
+static void append_locked(char *buf, size_t *len, size_t max,
+			  const char *fmt, va_list ap)
+{
+	size_t room = max - *len;
+
+	if (room > 1) {
+		int n = vsnprintf(buf + *len, room, fmt, ap);
+
+		if (n > 0)
+			*len += (size_t)n < room ? (size_t)n : room - 1;
+	}
+}
+
 void dt_diag_append(const char *fmt, ...)
 {
 	va_list ap;
@@ -127,16 +143,24 @@ void dt_diag_append(const char *fmt, ...)
 	if (!dt_shared)
 		return;
 	pthread_mutex_lock(&diag_lock);
-	size_t room = DT_DIAG_MAX - dt_shared->diag_len;
-	if (room > 1) {
-		va_start(ap, fmt);
-		int n = vsnprintf(dt_shared->diag + dt_shared->diag_len, room,
-				  fmt, ap);
-		va_end(ap);
-		if (n > 0)
-			dt_shared->diag_len += (size_t)n < room ? (size_t)n
-								: room - 1;
-	}
+	va_start(ap, fmt);
+	append_locked(dt_shared->diag, &dt_shared->diag_len, DT_DIAG_MAX,
+		      fmt, ap);
+	va_end(ap);
+	pthread_mutex_unlock(&diag_lock);
+}
+
+/* the same for the failures list (printed first, see struct dt_shared) */
+static void __attribute__((format(printf, 1, 2)))
+fail_append(const char *fmt, ...)
+{
+	va_list ap;
+
+	pthread_mutex_lock(&diag_lock);
+	va_start(ap, fmt);
+	append_locked(dt_shared->fail, &dt_shared->fail_len, DT_FAIL_MAX,
+		      fmt, ap);
+	va_end(ap);
 	pthread_mutex_unlock(&diag_lock);
 }
 
@@ -221,16 +245,14 @@ void dt_fail_at(struct dt_run *r, const char *file, int line, const char *op,
 	/* a broken system can fail a million times: keep the first few */
 	if (nth > 10) {
 		if (nth == 11)
-			dt_diag_append("  more_failures: true\n");
+			fail_append("  more_failures: true\n");
 		return;
 	}
 	if (nth == 1)
-		dt_diag_append("  failures:\n");
-	dt_diag_append("    - at: %s:%d\n", file, line);
-	dt_diag_append("      op: %s\n", yq(op));
-	dt_diag_append("      expected: %s\n", yq(expected));
-	dt_diag_append("      observed: %s\n", yq(observed));
-	dt_diag_append("      message: %s\n", yq(msg));
+		fail_append("  failures:\n");
+	fail_append("    - at: %s:%d\n      op: %s\n      expected: %s\n"
+		    "      observed: %s\n      message: %s\n", file, line,
+		    yq(op), yq(expected), yq(observed), yq(msg));
 }
 
 void dt_fail_verdict_at(struct dt_run *r, const char *file, int line,
@@ -491,6 +513,32 @@ extern void dt_workers_init_run(struct dt_run *r);	/* workers.c */
 extern void dt_workers_fini_run(struct dt_run *r);
 extern const char *dt_hang_op;
 
+/*
+ * --check-history: the general checker on everything the case recorded.
+ * A violation fails the case like an oracle, with the shrunk
+ * counterexample as a YAML block; inconclusive is a diag, not a failure.
+ */
+static void check_history(struct dt_run *r, const struct dt_check_opts *co)
+{
+	struct dt_check_result res;
+	uint64_t t0 = dt_now_ns();
+	int rc = dt_check_history(&r->hist, co, &res);
+
+	dt_diag(r, "history_check", "%s: %zu events, %zu judged, %zu not "
+		"judged, %zu components, %.3f s", dt_check_status_name(rc),
+		res.events, res.judged, res.not_judged, res.components,
+		(double)(dt_now_ns() - t0) / 1e9);
+	if (rc == DT_CHECK_VIOLATION) {
+		dt_fail_verdict(r, "history checker", &res.verdict);
+		if (res.cex_text)
+			dt_diag_block("history_counterexample", res.cex_text);
+	} else if (rc != DT_CHECK_CONSISTENT) {
+		dt_diag(r, "history_check_inconclusive", "%s",
+			res.verdict.what);
+	}
+	dt_check_result_free(&res);
+}
+
 static void case_child(const struct dt_test *t, const struct dt_case *c,
 		       const struct dt_target *tgt, const struct options *o)
 {
@@ -538,6 +586,8 @@ static void case_child(const struct dt_test *t, const struct dt_case *c,
 	if (t->setup)
 		t->setup(&r);
 	c->run(&r);
+	if (o->check_history && r.hist.n)
+		check_history(&r, &o->check_opts);
 	if (r.failures && o->history_dir && r.hist.n) {
 		char path[DT_PATH_MAX];
 
@@ -801,6 +851,7 @@ static int run_case(int num, const struct dt_test *t, const struct dt_case *c,
 		       names[outcome], yq(tgt->spec), secs);
 		if (xf)
 			printf("  known_failure: %s\n", yq(xf));
+		fwrite(dt_shared->fail, 1, dt_shared->fail_len, stdout);
 		fwrite(dt_shared->diag, 1, dt_shared->diag_len, stdout);
 		if (evidence[0]) {
 			dt_shared->diag_len = 0;
@@ -912,6 +963,9 @@ static void usage(const struct dt_test *t, FILE *f)
 		"      --host-name N    this host's unique name in the run\n"
 		"      --run-id ID      the run's id (as the coordinator knows it)\n"
 		"      --history-dir D  write the history of a failed case to D\n"
+		"      --check-history[=stale:MS[,skew:MS]]\n"
+		"                       judge each case's whole history with the\n"
+		"                       general checker (env DT_CHECK_HISTORY)\n"
 		"      --init-target    mark an EMPTY directory as a dentrace target\n"
 		"  -l, --list           list cases and tags\n"
 		"  -q, --quiet          YAML blocks only for failures\n"
@@ -1074,6 +1128,20 @@ static int join_run(const struct dt_test *t, struct options *o)
 	return 0;
 }
 
+/* --check-history / DT_CHECK_HISTORY: false (after saying why) if bad */
+static bool check_spec(const char *what, const char *spec, struct options *o)
+{
+	int rc = dt_check_parse_spec(spec, &o->check_opts);
+
+	if (rc < 0) {
+		fprintf(stderr, "dentrace: %s=%s: want on, off or "
+			"stale:MS[,skew:MS]\n", what, spec ? spec : "");
+		return false;
+	}
+	o->check_history = rc > 0;
+	return true;
+}
+
 int dt_main(const struct dt_test *t, int argc, char **argv)
 {
 	static const struct option lopts[] = {
@@ -1094,6 +1162,7 @@ int dt_main(const struct dt_test *t, int argc, char **argv)
 		{ "host-name", required_argument, NULL, 9 },
 		{ "run-id", required_argument, NULL, 10 },
 		{ "history-dir", required_argument, NULL, 11 },
+		{ "check-history", optional_argument, NULL, 12 },
 		{ "list", no_argument, NULL, 'l' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -1102,7 +1171,7 @@ int dt_main(const struct dt_test *t, int argc, char **argv)
 	struct options o = { .target = getenv("DT_TARGET"), .nhosts = 1 };
 	struct dt_target tgt;
 	char err[256];
-	bool do_init = false;
+	bool do_init = false, check_given = false;
 	long v;
 	int opt, rc;
 
@@ -1150,12 +1219,21 @@ int dt_main(const struct dt_test *t, int argc, char **argv)
 		case 9: o.host_name = optarg; break;
 		case 10: o.run_id = optarg; break;
 		case 11: o.history_dir = optarg; break;
+		case 12:
+			if (!check_spec("--check-history", optarg, &o))
+				return DT_EXIT_USAGE;
+			check_given = true;
+			break;
 		case 'l': o.list = true; break;
 		case 'q': o.quiet = true; break;
 		case 'h': usage(t, stdout); return 0;
 		default: usage(t, stderr); return DT_EXIT_USAGE;
 		}
 	}
+	/* the option wins over the environment, also to turn it off */
+	if (!check_given && getenv("DT_CHECK_HISTORY") &&
+	    !check_spec("DT_CHECK_HISTORY", getenv("DT_CHECK_HISTORY"), &o))
+		return DT_EXIT_USAGE;
 	if (optind < argc) {
 		fprintf(stderr, "dentrace: %s: unexpected argument '%s'\n",
 			t->name, argv[optind]);

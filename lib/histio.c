@@ -4,9 +4,14 @@
  * and to store it.  Little endian, length-prefixed, no pointers:
  *
  *   "DTH1" u32:count  then per event:
- *   u16 host u16 thread u8 op i32 result u64 start u64 end u64 fileid
- *   u8 len name  u8 len name2  u32 nlist (0xffffffff = no list)
+ *   u16 host u16 thread u8 op|flags<<4 i32 result u64 start u64 end
+ *   u64 fileid  u8 len name  u8 len name2  u32 nlist (0xffffffff = no list)
  *   per entry: u8 len name u64 fileid
+ *
+ * The event flags (DT_EVF_*, 4 bits) ride in the high nibble of the op
+ * byte, which was always zero (DT_OP__COUNT <= 16): histories written
+ * before flags existed decode unchanged, and every buffer still has exactly
+ * one encoding.
  *
  * The decoder trusts nothing: every length is checked against the buffer
  * and the field sizes, so a damaged or hostile buffer gives -EBADMSG.
@@ -16,6 +21,9 @@
 #include <string.h>
 
 #include "dentrace.h"
+
+_Static_assert(DT_OP__COUNT <= 16 && DT_EVF__ALL <= 0x0f,
+	       "op and flags share one byte in the binary form");
 
 struct wbuf {
 	unsigned char *p;
@@ -74,7 +82,8 @@ int dt_history_encode(const struct dt_history *h, void **out, size_t *outlen)
 
 		put_le(&w, e->host, 2);
 		put_le(&w, e->thread, 2);
-		put_u8(&w, e->op);
+		put_u8(&w, (uint8_t)((e->op & 0x0f) |
+				     (e->flags & DT_EVF__ALL) << 4));
 		put_le(&w, (uint32_t)e->result, 4);
 		put_le(&w, e->start_ns, 8);
 		put_le(&w, e->end_ns, 8);
@@ -156,7 +165,10 @@ int dt_history_decode(const void *buf, size_t len, struct dt_history *h)
 		memset(&e, 0, sizeof(e));
 		e.host = (uint16_t)get_le(&r, 2);
 		e.thread = (uint16_t)get_le(&r, 2);
-		e.op = (uint8_t)get_le(&r, 1);
+		uint8_t opbyte = (uint8_t)get_le(&r, 1);
+
+		e.op = opbyte & 0x0f;
+		e.flags = (uint8_t)(opbyte >> 4);
 		e.result = (int32_t)(uint32_t)get_le(&r, 4);
 		e.start_ns = get_le(&r, 8);
 		e.end_ns = get_le(&r, 8);

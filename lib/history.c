@@ -176,7 +176,7 @@ void dt_history_sort(struct dt_history *h)
  */
 static void put_name(FILE *f, const char *s)
 {
-	static const char special[] = " %,:[]";
+	static const char special[] = " %,:[]#";	/* #: a comment to dtcheck */
 
 	if (!*s) {
 		fputc('-', f);
@@ -214,8 +214,10 @@ static void put_event(FILE *f, const struct dt_history *h, size_t i,
 	char rbuf[16];
 	size_t k;
 
-	fprintf(f, "%zu %u %u %s ", i, e->host, e->thread,
-		dt_op_name((enum dt_opcode)e->op));
+	/* "create!" is an exclusive create: one token, the columns stay */
+	fprintf(f, "%zu %u %u %s%s ", i, e->host, e->thread,
+		dt_op_name((enum dt_opcode)e->op),
+		e->flags & DT_EVF_EXCL ? "!" : "");
 	put_name(f, e->name);
 	fputc(' ', f);
 	put_name(f, e->name2);
@@ -254,7 +256,7 @@ int dt_history_dump(const struct dt_history *h, const char *path)
 	fprintf(f, "# dentrace history: %zu events\n", h->n);
 	fprintf(f, "# t0_ns %" PRIu64 " (the recorder's clock; start and end are ns after t0)\n",
 		t0);
-	fprintf(f, "# index host thread op name name2 result fileid start end [name:fileid,...]\n");
+	fprintf(f, "# index host thread op[!=exclusive] name name2 result fileid start end [name:fileid,...]\n");
 	for (i = 0; i < h->n; i++)
 		put_event(f, h, i, t0);
 	if (ferror(f))

@@ -10,6 +10,7 @@
  * mapping created before fork(), so it survives the child being killed.
  */
 #define DT_DIAG_MAX (64 * 1024)
+#define DT_FAIL_MAX (16 * 1024)
 
 struct dt_shared {
 	int outcome;			/* enum dt_outcome */
@@ -17,6 +18,13 @@ struct dt_shared {
 	char reason[512];		/* skip/broken reason for the TAP line */
 	size_t diag_len;
 	char diag[DT_DIAG_MAX];		/* YAML lines, already indented */
+	/*
+	 * The "failures:" list apart from the other keys: a failure found
+	 * after a diag line (the history checker runs after the test's own
+	 * oracles) must still land in the one list, or the YAML breaks.
+	 */
+	size_t fail_len;
+	char fail[DT_FAIL_MAX];
 	int coord_synced;		/* coord_sync holds the child's state */
 	unsigned char coord_sync[256];
 };

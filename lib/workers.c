@@ -315,14 +315,16 @@ static void op_end(struct dt_worker *w)
 	__atomic_store_n(&w->busy, 0, __ATOMIC_RELEASE);
 }
 
-static void record(struct dt_worker *w, enum dt_opcode op, const char *name,
-		   const char *name2, int result, uint64_t start, uint64_t end,
-		   uint64_t fileid, struct dt_dirlist *list)
+static void record(struct dt_worker *w, enum dt_opcode op, uint8_t flags,
+		   const char *name, const char *name2, int result,
+		   uint64_t start, uint64_t end, uint64_t fileid,
+		   struct dt_dirlist *list)
 {
 	struct dt_event e = {
 		.host = (uint16_t)w->run->host,
 		.thread = (uint16_t)w->id,
 		.op = (uint8_t)op,
+		.flags = flags,
 		.result = result,
 		.start_ns = start,
 		.end_ns = end,
@@ -341,18 +343,20 @@ static void record(struct dt_worker *w, enum dt_opcode op, const char *name,
  * Timestamps are CLOCK_REALTIME so histories of several hosts share one
  * time line (after the coordinator's offset correction).
  */
-#define RECORDED(w, op, path, path2, fileid_expr, call)		\
+#define RECORDED_F(w, op, flags, path, path2, fileid_expr, call)	\
 	({							\
 		uint64_t t0_;					\
 		int rc_;					\
 		op_begin(w, op, path);				\
 		t0_ = dt_realtime_ns();				\
 		rc_ = (call);					\
-		record(w, op, path, path2, rc_, t0_,		\
+		record(w, op, flags, path, path2, rc_, t0_,	\
 		       dt_realtime_ns(), rc_ < 0 ? 0 : (fileid_expr), NULL); \
 		op_end(w);					\
 		rc_;						\
 	})
+#define RECORDED(w, op, path, path2, fileid_expr, call)		\
+	RECORDED_F(w, op, 0, path, path2, fileid_expr, call)
 
 #define OPS(w) ((w)->run->target->ops)
 
@@ -371,8 +375,10 @@ int dt_create(struct dt_worker *w, const char *path, bool excl,
 	      struct dt_stat *st)
 {
 	struct dt_stat s = { 0 };
-	int rc = RECORDED(w, DT_OP_CREATE, path, NULL, s.fileid,
-			  OPS(w)->create(w->conn, path, excl, &s));
+	/* the history checker judges EEXIST only for exclusive creates */
+	int rc = RECORDED_F(w, DT_OP_CREATE, excl ? DT_EVF_EXCL : 0, path,
+			    NULL, s.fileid,
+			    OPS(w)->create(w->conn, path, excl, &s));
 
 	if (st)
 		*st = s;
@@ -426,8 +432,8 @@ int dt_readdir(struct dt_worker *w, const char *path)
 		free(l);
 		l = NULL;
 	}
-	record(w, DT_OP_READDIR, path, NULL, rc < 0 ? rc : (int)l->n, t0, t1,
-	       0, l);
+	record(w, DT_OP_READDIR, 0, path, NULL, rc < 0 ? rc : (int)l->n, t0,
+	       t1, 0, l);
 	op_end(w);
 	return rc < 0 ? rc : 0;
 }

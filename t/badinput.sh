@@ -99,12 +99,16 @@ ok "$(t '[ $RC = 65 ] && grep -q "^Bail out!.*ENOENT" "$tmp/out"')" "a missing d
 for args in "--threads 1025" "--threads abc" "--threads -4" "--duration 0" "--duration nan" \
 	"--duration inf" "--duration 1e999" "--iterations 0" "--iterations -3" "--timeout 0" \
 	"--timeout 86401" "--op-timeout 0" "--op-timeout -1" "--seed -5" "--seed 12x" \
-	"--xfail $tmp/no-such-file"; do
+	"--xfail $tmp/no-such-file" "--check-history=stale:x" "--check-history=sometimes" \
+	"--check-history=skew:5,"; do
 	# shellcheck disable=SC2086 # split the option from its value
 	run "$args" "$bin" --target "$tmp/t" $args
 	ok "$(t '[ $RC = 64 ] && [ "$(err_lines)" = 1 ] && [ "$(out_lines)" = 0 ] && grep -q -- "${args%% *}" "$tmp/err"')" \
 		"$args: exit 64, one line naming the option ($MSG)"
 done
+run "DT_CHECK_HISTORY=stale" env DT_CHECK_HISTORY=stale "$bin" --target "$tmp/t"
+ok "$(t '[ $RC = 64 ] && [ "$(err_lines)" = 1 ] && grep -q DT_CHECK_HISTORY "$tmp/err"')" \
+	"a malformed \$DT_CHECK_HISTORY: exit 64, one line naming it ($MSG)"
 run "extra argument" "$bin" --target "$tmp/t" stray
 ok "$(t '[ $RC = 64 ] && [ "$(err_lines)" = 1 ]')" "a stray argument: exit 64, one line ($MSG)"
 run "--bogus" "$bin" --target "$tmp/t" --bogus

@@ -1,0 +1,396 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * dt_check_history on hand-made histories: for every op kind a known-good
+ * history (consistent) and a known-bad one (a violation, with the class of
+ * the violation and, where it is unambiguous, the event it names), the
+ * staleness bound on both sides, an overlapping history that needs a
+ * linearization order other than the start order, the budget running out
+ * (inconclusive, never consistent) and directory renames left out and
+ * counted.
+ */
+#include <inttypes.h>
+
+#include "oracle_ev.h"
+#include "histcheck.h"
+
+#define SETUP 0xffff
+
+/* an exclusive create, as dt_create(..., true, ...) records it */
+static size_t ev_excl(struct dt_history *h, unsigned thread, const char *name,
+		      int result, uint64_t fileid, uint64_t start, uint64_t end)
+{
+	size_t i = ev(h, thread, DT_OP_CREATE, name, NULL, result, fileid,
+		      start, end);
+
+	h->ev[i].flags |= DT_EVF_EXCL;
+	return i;
+}
+
+/*
+ * Judge h with o; want status want (and, for a violation, what_has in the
+ * verdict's what and the verdict at event want_ev unless NO_EVENT: the
+ * first event of the shrunk counterexample).
+ */
+static void judge(struct dt_history *h, const struct dt_check_opts *o,
+		  int want, const char *what_has, size_t want_ev,
+		  const char *name)
+{
+	struct dt_check_result r;
+	int rc = dt_check_history(h, o, &r);
+	bool pass = rc == want && r.status == want;
+
+	if (pass && want == DT_CHECK_VIOLATION) {
+		pass = r.verdict.violations > 0 &&
+		       (!what_has || strstr(r.verdict.what, what_has)) &&
+		       (want_ev == NO_EVENT || r.verdict.event == want_ev) &&
+		       r.ncex > 0 && r.cex_text;
+	}
+	ok(pass, "%s: %s", name, dt_check_status_name(want));
+	if (!pass)
+		diag("  got rc %d status %s, event %zu (want %zu)", rc,
+		     dt_check_status_name(r.status), r.verdict.event, want_ev);
+	if (r.status != DT_CHECK_CONSISTENT || !pass) {
+		(pass ? note : diag)("  what:     %s", r.verdict.what);
+		(pass ? note : diag)("  expected: %s", r.verdict.expected);
+		(pass ? note : diag)("  observed: %s", r.verdict.observed);
+		if (r.cex_text)
+			(pass ? note : diag)("  counterexample (%zu events):\n%s",
+					     r.ncex, r.cex_text);
+	}
+	dt_check_result_free(&r);
+	dt_history_free(h);
+}
+
+static const struct dt_check_opts strict = { 0 };
+
+static void rename_cases(void)
+{
+	struct dt_history h = { 0 };
+
+	/* a -> b; a's lookup then b's lookup, both inside the rename, both
+	 * ENOENT: the file had neither name in between */
+	ev_excl(&h, SETUP, "s/a", 0, 5, 0, 10);
+	ev(&h, SETUP, DT_OP_LOOKUP, "s/b", NULL, -ENOENT, 0, 11, 12);
+	ev(&h, 1, DT_OP_RENAME, "s/a", "s/b", 0, 0, 100, 200);
+	ev(&h, 2, DT_OP_LOOKUP, "s/a", NULL, -ENOENT, 0, 120, 130);
+	ev(&h, 2, DT_OP_LOOKUP, "s/b", NULL, -ENOENT, 0, 140, 150);
+	judge(&h, &strict, DT_CHECK_VIOLATION, "not linearizable", 2,
+	      "lost rename window (neither name exists)");
+
+	ev_excl(&h, SETUP, "s/a", 0, 5, 0, 10);
+	ev(&h, 1, DT_OP_RENAME, "s/a", "s/b", 0, 0, 100, 200);
+	ev(&h, 2, DT_OP_LOOKUP, "s/a", NULL, -ENOENT, 0, 120, 130);
+	ev(&h, 2, DT_OP_LOOKUP, "s/b", NULL, 0, 5, 140, 150);
+	ev(&h, 3, DT_OP_LOOKUP, "s/a", NULL, 0, 5, 110, 115);
+	judge(&h, &strict, DT_CHECK_CONSISTENT, NULL, NO_EVENT,
+	      "rename seen in one order by every reader");
+
+	/* rename ENOENT while a surely exists */
+	ev_excl(&h, SETUP, "s/a", 0, 5, 0, 10);
+	ev(&h, 1, DT_OP_RENAME, "s/a", "s/b", -ENOENT, 0, 100, 200);
+	ev(&h, 2, DT_OP_LOOKUP, "s/a", NULL, 0, 5, 300, 310);
+	judge(&h, &strict, DT_CHECK_VIOLATION, "not linearizable", 0,
+	      "rename ENOENT while its source exists");
+
+	/* rename between two links of one file: nothing happens (POSIX) */
+	ev_excl(&h, SETUP, "s/a", 0, 5, 0, 10);
+	ev(&h, 1, DT_OP_LINK, "s/a", "s/b", 0, 0, 20, 30);
+	ev(&h, 1, DT_OP_RENAME, "s/a", "s/b", 0, 0, 40, 50);
+	ev(&h, 2, DT_OP_LOOKUP, "s/a", NULL, 0, 5, 60, 70);
+	ev(&h, 2, DT_OP_LOOKUP, "s/b", NULL, 0, 5, 60, 70);
+	judge(&h, &strict, DT_CHECK_CONSISTENT, NULL, NO_EVENT,
+	      "rename between hard links of one file is a no-op");
+
+	/* rename over an existing file: the target is replaced, never
+	 * absent */
+	ev_excl(&h, SETUP, "s/t", 0, 1, 0, 10);
+	ev_excl(&h, 1, "s/tmp", 0, 2, 20, 30);
+	ev(&h, 1, DT_OP_RENAME, "s/tmp", "s/t", 0, 0, 40, 50);
+	ev(&h, 2, DT_OP_LOOKUP, "s/t", NULL, -ENOENT, 0, 44, 46);
+	judge(&h, &strict, DT_CHECK_VIOLATION, "not linearizable", NO_EVENT,
+	      "rename over a file lets the target vanish");
+}
+
+static void create_cases(void)
+{
+	struct dt_history h = { 0 };
+
+	ev(&h, SETUP, DT_OP_LOOKUP, "s/x", NULL, -ENOENT, 0, 0, 10);
+	ev_excl(&h, 1, "s/x", 0, 1, 20, 30);
+	ev_excl(&h, 2, "s/x", 0, 2, 22, 32);
+	judge(&h, &strict, DT_CHECK_VIOLATION, "not linearizable", NO_EVENT,
+	      "two exclusive creates both succeed");
+
+	ev(&h, SETUP, DT_OP_LOOKUP, "s/x", NULL, -ENOENT, 0, 0, 10);
+	ev_excl(&h, 1, "s/x", 0, 1, 20, 30);
+	ev_excl(&h, 2, "s/x", -EEXIST, 0, 22, 32);
+	ev(&h, 3, DT_OP_LOOKUP, "s/x", NULL, 0, 1, 40, 50);
+	judge(&h, &strict, DT_CHECK_CONSISTENT, NULL, NO_EVENT,
+	      "exclusive create: one winner, EEXIST for the other");
+
+	/* non-exclusive: opening an existing file is fine, if it is the
+	 * same file */
+	ev_excl(&h, SETUP, "s/x", 0, 1, 0, 10);
+	ev(&h, 1, DT_OP_CREATE, "s/x", NULL, 0, 1, 20, 30);
+	judge(&h, &strict, DT_CHECK_CONSISTENT, NULL, NO_EVENT,
+	      "non-exclusive create of an existing file");
+	ev_excl(&h, SETUP, "s/x", 0, 1, 0, 10);
+	ev(&h, 1, DT_OP_CREATE, "s/x", NULL, 0, 9, 20, 30);
+	judge(&h, &strict, DT_CHECK_VIOLATION, "not linearizable", NO_EVENT,
+	      "non-exclusive create returns another file");
+
+	/* EEXIST from an exclusive create while the name surely is absent */
+	ev(&h, SETUP, DT_OP_LOOKUP, "s/x", NULL, -ENOENT, 0, 0, 10);
+	ev_excl(&h, 1, "s/x", -EEXIST, 0, 20, 30);
+	ev(&h, 2, DT_OP_LOOKUP, "s/x", NULL, -ENOENT, 0, 40, 50);
+	judge(&h, &strict, DT_CHECK_VIOLATION, "not linearizable", NO_EVENT,
+	      "EEXIST for an absent name");
+
+	/* mkdir: two winners */
+	ev(&h, 1, DT_OP_MKDIR, "s/d", NULL, 0, 0, 20, 30);
+	ev(&h, 2, DT_OP_MKDIR, "s/d", NULL, 0, 0, 22, 32);
+	judge(&h, &strict, DT_CHECK_VIOLATION, "not linearizable", NO_EVENT,
+	      "two mkdirs both succeed");
+	ev(&h, 1, DT_OP_MKDIR, "s/d", NULL, 0, 0, 20, 30);
+	ev(&h, 2, DT_OP_MKDIR, "s/d", NULL, -EEXIST, 0, 22, 32);
+	ev(&h, 2, DT_OP_RMDIR, "s/d", NULL, 0, 0, 40, 50);
+	ev(&h, 1, DT_OP_RMDIR, "s/d", NULL, -ENOENT, 0, 60, 70);
+	judge(&h, &strict, DT_CHECK_CONSISTENT, NULL, NO_EVENT,
+	      "mkdir EEXIST, rmdir, rmdir ENOENT");
+	ev(&h, 1, DT_OP_MKDIR, "s/d", NULL, 0, 0, 20, 30);
+	ev(&h, 2, DT_OP_RMDIR, "s/d", NULL, 0, 0, 40, 50);
+	ev(&h, 1, DT_OP_RMDIR, "s/d", NULL, 0, 0, 60, 70);
+	judge(&h, &strict, DT_CHECK_VIOLATION, "not linearizable", NO_EVENT,
+	      "rmdir succeeds twice");
+}
+
+static void unlink_cases(void)
+{
+	struct dt_history h = { 0 };
+
+	ev_excl(&h, SETUP, "s/v", 0, 3, 0, 10);
+	ev(&h, 1, DT_OP_UNLINK, "s/v", NULL, 0, 0, 20, 30);
+	ev(&h, 2, DT_OP_UNLINK, "s/v", NULL, 0, 0, 25, 35);
+	judge(&h, &strict, DT_CHECK_VIOLATION, "not linearizable", NO_EVENT,
+	      "unlink succeeds twice");
+
+	ev_excl(&h, SETUP, "s/v", 0, 3, 0, 10);
+	ev(&h, 1, DT_OP_UNLINK, "s/v", NULL, 0, 0, 20, 30);
+	ev(&h, 2, DT_OP_UNLINK, "s/v", NULL, -ENOENT, 0, 25, 35);
+	ev(&h, 3, DT_OP_OPEN, "s/v", NULL, -ENOENT, 0, 40, 41);
+	judge(&h, &strict, DT_CHECK_CONSISTENT, NULL, NO_EVENT,
+	      "one unlink winner, ENOENT for the other");
+
+	/* stale lookup: found 60 ns after the unlink returned */
+	for (int k = 0; k < 3; k++) {
+		static const uint64_t delta[] = { 0, 40, 10 };
+		static const int want[] = { DT_CHECK_VIOLATION,
+					    DT_CHECK_CONSISTENT,
+					    DT_CHECK_VIOLATION };
+		struct dt_check_opts o = { .stale_ns = delta[k] };
+
+		ev_excl(&h, SETUP, "s/v", 0, 7, 0, 10);
+		ev(&h, 1, DT_OP_UNLINK, "s/v", NULL, 0, 0, 20, 30);
+		ev(&h, 2, DT_OP_LOOKUP, "s/v", NULL, 0, 7, 50, 60);
+		judge(&h, &o, want[k], "not linearizable", 1,
+		      dt_fmt("stale lookup 20 ns after the unlink, stale %" PRIu64
+			     " ns", delta[k]));
+	}
+	/* ENOTEMPTY needs the directory to exist */
+	ev(&h, 1, DT_OP_MKDIR, "s/d", NULL, 0, 0, 0, 10);
+	ev(&h, 1, DT_OP_RMDIR, "s/d", NULL, -ENOTEMPTY, 0, 20, 30);
+	judge(&h, &strict, DT_CHECK_CONSISTENT, NULL, NO_EVENT,
+	      "rmdir ENOTEMPTY of an existing dir");
+	ev(&h, 1, DT_OP_LOOKUP, "s/d", NULL, -ENOENT, 0, 0, 10);
+	ev(&h, 1, DT_OP_RMDIR, "s/d", NULL, -ENOTEMPTY, 0, 20, 30);
+	judge(&h, &strict, DT_CHECK_VIOLATION, "not linearizable", NO_EVENT,
+	      "rmdir ENOTEMPTY of an absent dir");
+}
+
+static void link_cases(void)
+{
+	struct dt_history h = { 0 };
+
+	ev_excl(&h, SETUP, "s/src", 0, 4, 0, 10);
+	ev(&h, 1, DT_OP_LINK, "s/src", "s/dst", 0, 0, 20, 30);
+	ev(&h, 2, DT_OP_LINK, "s/src", "s/dst", -EEXIST, 0, 22, 32);
+	ev(&h, 2, DT_OP_LOOKUP, "s/dst", NULL, 0, 4, 40, 50);
+	judge(&h, &strict, DT_CHECK_CONSISTENT, NULL, NO_EVENT,
+	      "link: one winner, the new name is the same file");
+
+	ev_excl(&h, SETUP, "s/src", 0, 4, 0, 10);
+	ev(&h, 1, DT_OP_LINK, "s/src", "s/dst", 0, 0, 20, 30);
+	ev(&h, 2, DT_OP_LOOKUP, "s/dst", NULL, 0, 8, 40, 50);
+	judge(&h, &strict, DT_CHECK_VIOLATION, "not linearizable", 0,
+	      "link: the new name is another file");
+
+	ev_excl(&h, SETUP, "s/src", 0, 4, 0, 10);
+	ev_excl(&h, SETUP, "s/dst", 0, 5, 0, 10);
+	ev(&h, 1, DT_OP_LINK, "s/src", "s/dst", 0, 0, 20, 30);
+	judge(&h, &strict, DT_CHECK_VIOLATION, "not linearizable", NO_EVENT,
+	      "link over an existing name succeeds");
+}
+
+static void readdir_cases(void)
+{
+	struct dt_history h = { 0 };
+
+	ev_excl(&h, SETUP, "s/d/a", 0, 1, 0, 10);
+	ev_excl(&h, SETUP, "s/d/b", 0, 2, 0, 10);
+	ev_rd(&h, 1, "s/d", 1, 20, 30, "a:1");
+	judge(&h, &strict, DT_CHECK_VIOLATION, "not linearizable", 1,
+	      "readdir misses a name present throughout");
+
+	ev_excl(&h, SETUP, "s/d/a", 0, 1, 0, 10);
+	ev_rd(&h, 1, "s/d", 2, 20, 30, "a:1,a:1");
+	judge(&h, &strict, DT_CHECK_VIOLATION, "duplicate", 1,
+	      "readdir lists a name twice");
+
+	/* ghost: not listed before or after, nothing made it */
+	ev_excl(&h, SETUP, "s/d/a", 0, 1, 0, 10);
+	ev_rd(&h, 1, "s/d", 1, 20, 30, "a:1");
+	ev_rd(&h, 1, "s/d", 2, 40, 50, "a:1,ghost:9");
+	ev_rd(&h, 1, "s/d", 1, 60, 70, "a:1");
+	judge(&h, &strict, DT_CHECK_VIOLATION, "not linearizable", 1,
+	      "readdir lists a name that never existed");
+
+	ev_excl(&h, SETUP, "s/d/a", 0, 1, 0, 10);
+	ev(&h, 2, DT_OP_LOOKUP, "s/d/a", NULL, 0, 1, 12, 15);
+	ev_rd(&h, 1, "s/d", 1, 20, 30, "a:2");
+	judge(&h, &strict, DT_CHECK_VIOLATION, "not linearizable", NO_EVENT,
+	      "fileid of a lookup and of the listing differ");
+
+	/* churn during the listing: either way is fine */
+	ev_excl(&h, SETUP, "s/d/a", 0, 1, 0, 10);
+	ev_excl(&h, SETUP, "s/d/c", 0, 3, 0, 10);
+	ev_excl(&h, 2, "s/d/n", 0, 4, 22, 24);
+	ev(&h, 3, DT_OP_UNLINK, "s/d/c", NULL, 0, 0, 22, 24);
+	ev_rd(&h, 1, "s/d", 2, 20, 30, "a:1,n:4");
+	ev_rd(&h, 1, "s/d", 2, 20, 30, "a:1,c:3");
+	ev_rd(&h, 4, "s/d", 3, 20, 30, "a:1,c:3,n:4");
+	ev_rd(&h, 5, "s/d", 1, 20, 30, "a:1");
+	judge(&h, &strict, DT_CHECK_CONSISTENT, NULL, NO_EVENT,
+	      "entries added and removed during a listing may be in it or not");
+}
+
+static void error_cases(void)
+{
+	struct dt_history h = { 0 };
+	struct dt_check_opts accept = { .accept_errors = true };
+
+	ev_excl(&h, SETUP, "s/x", 0, 1, 0, 10);
+	ev(&h, 1, DT_OP_LOOKUP, "s/x", NULL, -ESTALE, 0, 20, 30);
+	judge(&h, &strict, DT_CHECK_VIOLATION, "unexpected error", 1,
+	      "ESTALE to a lookup");
+	ev_excl(&h, SETUP, "s/x", 0, 1, 0, 10);
+	ev(&h, 1, DT_OP_LOOKUP, "s/x", NULL, -ESTALE, 0, 20, 30);
+	judge(&h, &accept, DT_CHECK_CONSISTENT, NULL, NO_EVENT,
+	      "ESTALE to a lookup with accept_errors: no information");
+	ev_excl(&h, SETUP, "s/x", 0, 1, 0, 10);
+	ev(&h, 1, DT_OP_UNLINK, "s/x", NULL, -EIO, 0, 20, 30);
+	judge(&h, &strict, DT_CHECK_VIOLATION, "unexpected error", 1,
+	      "EIO to an unlink");
+}
+
+/*
+ * Overlapping ops whose only linearization is not their start order:
+ * create(x=5) starts first but must come after the ENOENT lookup;
+ * the unlink must come after the lookup that found 5 and before the
+ * second create; the rename after that.
+ */
+static void overlap_case(void)
+{
+	struct dt_history h = { 0 };
+	struct dt_check_result r;
+
+	ev_excl(&h, 1, "s/x", 0, 5, 0, 100);
+	ev(&h, 2, DT_OP_LOOKUP, "s/x", NULL, -ENOENT, 0, 1, 2);
+	ev(&h, 3, DT_OP_UNLINK, "s/x", NULL, 0, 0, 3, 50);
+	ev(&h, 4, DT_OP_LOOKUP, "s/x", NULL, 0, 5, 4, 10);
+	ev_excl(&h, 5, "s/x", 0, 6, 5, 80);
+	ev(&h, 6, DT_OP_LOOKUP, "s/x", NULL, -ENOENT, 0, 11, 12);
+	ev(&h, 7, DT_OP_RENAME, "s/x", "s/y", 0, 0, 6, 120);
+	ev(&h, 8, DT_OP_LOOKUP, "s/y", NULL, 0, 6, 121, 130);
+	ev(&h, 8, DT_OP_LOOKUP, "s/x", NULL, -ENOENT, 0, 131, 140);
+	int rc = dt_check_history(&h, &strict, &r);
+
+	ok(rc == DT_CHECK_CONSISTENT && r.steps > h.n,
+	   "overlapping history: found the one order (%" PRIu64 " steps)",
+	   r.steps);
+	if (rc != DT_CHECK_CONSISTENT)
+		diag("  %s: %s / %s / %s", dt_check_status_name(rc),
+		     r.verdict.what, r.verdict.expected, r.verdict.observed);
+	dt_check_result_free(&r);
+
+	/* the same with a tiny budget: inconclusive, never "consistent" */
+	struct dt_check_opts tiny = { .budget = 3 };
+
+	rc = dt_check_history(&h, &tiny, &r);
+	ok(rc == DT_CHECK_INCONCLUSIVE && strstr(r.verdict.what, "budget"),
+	   "budget exhausted: inconclusive (%s)", r.verdict.what);
+	dt_check_result_free(&r);
+	dt_history_free(&h);
+}
+
+static void dir_rename_case(void)
+{
+	struct dt_history h = { 0 };
+	struct dt_check_result r;
+
+	ev(&h, SETUP, DT_OP_MKDIR, "s/d", NULL, 0, 0, 0, 1);
+	ev_excl(&h, SETUP, "s/d/f", 0, 1, 2, 3);
+	ev(&h, 1, DT_OP_RENAME, "s/d", "s/e", 0, 0, 10, 20);
+	ev(&h, 2, DT_OP_LOOKUP, "s/d/f", NULL, -ENOENT, 0, 30, 40);
+	ev(&h, 2, DT_OP_LOOKUP, "s/e/f", NULL, 0, 1, 30, 40);
+	ev(&h, 2, DT_OP_LOOKUP, "s/e", NULL, 0, 0, 30, 40);
+	ev(&h, 2, DT_OP_LOOKUP, "s/d", NULL, -ENOENT, 0, 30, 40);
+	int rc = dt_check_history(&h, &strict, &r);
+
+	ok(rc == DT_CHECK_CONSISTENT && r.not_judged == 3 &&
+	   r.excluded_names == 2 && r.judged == 4,
+	   "directory rename: %zu events below it not judged, %zu judged, "
+	   "%zu paths left out", r.not_judged, r.judged, r.excluded_names);
+	dt_check_result_free(&r);
+
+	/* the directory itself is still judged */
+	ev(&h, 2, DT_OP_LOOKUP, "s/d", NULL, 0, 0, 30, 40);
+	rc = dt_check_history(&h, &strict, &r);
+	ok(rc == DT_CHECK_VIOLATION, "the renamed directory itself is judged");
+	dt_check_result_free(&r);
+	dt_history_free(&h);
+}
+
+/* clocks: two hosts 30 ns apart are only ordered with a skew below that */
+static void skew_case(void)
+{
+	struct dt_history h = { 0 };
+	struct dt_check_opts skew = { .skew_ns = 100 };
+	struct dt_check_result r;
+	size_t i;
+
+	ev_excl(&h, SETUP, "s/x", 0, 1, 0, 10);
+	ev(&h, 1, DT_OP_UNLINK, "s/x", NULL, 0, 0, 20, 30);
+	i = ev(&h, 1, DT_OP_LOOKUP, "s/x", NULL, 0, 1, 60, 70);
+	h.ev[i].host = 1;
+	ok(dt_check_history(&h, &strict, &r) == DT_CHECK_VIOLATION &&
+	   r.multi_host, "two hosts, no skew: the late lookup is wrong");
+	dt_check_result_free(&r);
+	ok(dt_check_history(&h, &skew, &r) == DT_CHECK_CONSISTENT,
+	   "two hosts, skew 100 ns covers it");
+	dt_check_result_free(&r);
+	dt_history_free(&h);
+}
+
+int main(void)
+{
+	rename_cases();
+	create_cases();
+	unlink_cases();
+	link_cases();
+	readdir_cases();
+	error_cases();
+	overlap_case();
+	dir_rename_case();
+	skew_case();
+	return done();
+}
