@@ -507,6 +507,25 @@ static int check_target_marker(const struct dt_target *t, struct dt_conn *c)
 	return t->ops->lookup(c, DT_TARGET_MARKER, &st);
 }
 
+/*
+ * Can dentrace write there?  A read-only export would otherwise make every
+ * case BROKEN on its scratch mkdir; one Bail out says it once.  The probe
+ * is named like a scratch dir of this process, so if the run dies between
+ * mkdir and rmdir the next run's sweep removes it.
+ */
+static int probe_writable(const struct dt_target *t, struct dt_conn *c,
+			  char *path, size_t len)
+{
+	int rc;
+
+	snprintf(path, len, DT_SCRATCH_PREFIX "%s.%d.probe.write",
+		 short_hostname(), (int)getpid());
+	rc = t->ops->mkdir(c, path);
+	if (rc == 0)
+		t->ops->rmdir(c, path);
+	return rc == -EEXIST ? 0 : rc;
+}
+
 /* ---- running one case in a child --------------------------------------- */
 
 extern void dt_workers_init_run(struct dt_run *r);	/* workers.c */
@@ -1071,6 +1090,14 @@ static int prepare_target(const struct dt_target *tgt)
 			_exit(DT_EXIT_TARGET);
 		}
 		sweep_dead_scratch(tgt, c);
+		char probe[DT_PATH_MAX];
+
+		rc = probe_writable(tgt, c, probe, sizeof(probe));
+		if (rc < 0) {
+			printf("Bail out! target %s is not writable (mkdir %s: "
+			       "%s)\n", tgt->spec, probe, dt_strerr(rc));
+			_exit(DT_EXIT_TARGET);
+		}
 		fflush(stdout);
 		tgt->ops->disconnect(c);
 		_exit(0);

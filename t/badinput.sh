@@ -164,9 +164,8 @@ if [ -n "$url4" ] && [ "$(id -u)" = 0 ] && [ -e /run/netns/$labns ]; then
 			run "read-only export v$v" ip netns exec $labns "$bin" --target "nfs://$srv/export-ro?version=$v" -d 0.5
 			ok "$(t '{ [ $RC = 2 ] || [ $RC = 65 ]; } && [ "$(grep -cE "^(not ok|Bail out!)" "$tmp/out")" -ge 1 ] && ! grep -E "^(not ok|Bail out!)" "$tmp/out" | grep -qvE "EROFS|EACCES|read-only"')" \
 				"read-only export (v$v): exit $RC, every verdict names EROFS ($(cut -c1-90 <<<"$MSG"))"
-			todo "$(t '[ $RC = 65 ] && [ "$(grep -c "^Bail out!" "$tmp/out")" = 1 ]')" \
-				"read-only export (v$v): refused up front, one Bail out! (exit 65)" \
-				"harness: probe that the target is writable in prepare_target (now each case is BROKEN on mkdir)"
+			ok "$(t '[ $RC = 65 ] && [ "$(grep -c "^Bail out!" "$tmp/out")" = 1 ] && ! grep -q "^not ok" "$tmp/out"')" \
+				"read-only export (v$v): refused up front, one Bail out! (exit 65)"
 		done
 		ok "$(t '[ "$(snap "$labdir/export-ro")" = "$rosnap" ]')" "... the read-only export is as it was"
 	else
