@@ -807,13 +807,27 @@ static int run_case(int num, const struct dt_test *t, const struct dt_case *c,
 	status = wait_deadline(pid, t0 + (uint64_t)timeout * 1000000000ull,
 			       true);
 	if (status == -ETIMEDOUT || status == -EINTR) {
+		/* now, before leaving the run can take its own time */
+		uint64_t waiting = __atomic_load_n(&dt_shared->waiting_since_ns,
+						   __ATOMIC_ACQUIRE);
+		double waited_s = waiting ? (double)(dt_now_ns() - waiting) / 1e9
+					  : 0;
+
 		dt_collect_stacks(pid, 0, evidence, sizeof(evidence));
 		kill_group(pid);
 		leave_run(dt_fmt("%s.%s killed", t->name, c->name));
 		need_sweep = true;
 		/* a hang is the system's failure; an interrupt gives no verdict */
 		outcome = status == -ETIMEDOUT ? DT_FAIL : DT_BROKEN;
-		if (status == -ETIMEDOUT)
+		if (status == -ETIMEDOUT && waiting) {
+			/* another host, not the system under test, is late */
+			outcome = DT_BROKEN;
+			snprintf(dt_shared->reason, sizeof(dt_shared->reason),
+				 "no verdict within the %d s timeout: waited "
+				 "%.1f s at multi-host barrier '%s' for a host "
+				 "that never arrived", timeout, waited_s,
+				 dt_shared->waiting_at);
+		} else if (status == -ETIMEDOUT)
 			snprintf(dt_shared->reason, sizeof(dt_shared->reason),
 				 "hung: no verdict within the %d s timeout",
 				 timeout);

@@ -25,6 +25,9 @@ struct dt_shared {
 	 */
 	size_t fail_len;
 	char fail[DT_FAIL_MAX];
+	/* set while the case waits at a multi-host barrier (multihost.c) */
+	char waiting_at[256];
+	uint64_t waiting_since_ns;	/* dt_now_ns() when it began */
 	int coord_synced;		/* coord_sync holds the child's state */
 	unsigned char coord_sync[256];
 };

@@ -34,7 +34,13 @@ void dt_mh_barrier(struct dt_run *r, const char *step)
 
 	snprintf(name, sizeof(name), "%s:%s:%lu", r->tcase->name, step,
 		 seq++);
+	/* what a hard timeout reports if another host never arrives */
+	snprintf(dt_shared->waiting_at, sizeof(dt_shared->waiting_at), "%s",
+		 name);
+	__atomic_store_n(&dt_shared->waiting_since_ns, dt_now_ns(),
+			 __ATOMIC_RELEASE);
 	rc = dt_coord_barrier(dt_coord_handle, name, NULL);
+	__atomic_store_n(&dt_shared->waiting_since_ns, 0, __ATOMIC_RELEASE);
 	if (rc < 0)
 		dt_broken(r, "barrier %s: %s", name,
 			  dt_coord_error(dt_coord_handle));
