@@ -351,11 +351,22 @@ struct search {
 	uint64_t *first_change;	/* per local path: earliest start of a change */
 	struct set128 memo;
 	uint64_t budget, steps;
+	uint64_t deadline;	/* dt_now_ns() to give up at, 0 = never */
 	/* where the search got stuck deepest: for the verdict text */
 	uint32_t deepest;
 	uint32_t blocked;	/* position in the subset, NONE if none */
 	struct nst blocked_st[2];
 };
+
+/* one more search step: false while budget and time last */
+static bool spent(struct search *S)
+{
+	if (++S->steps > S->budget)
+		return true;
+	/* read the clock rarely: a step costs well under a microsecond */
+	return S->deadline && !(S->steps & 0xffff) &&
+	       dt_now_ns() > S->deadline;
+}
 
 static uint64_t st_hash(uint32_t name, const struct nst *s, uint64_t seed)
 {
@@ -672,7 +683,7 @@ static int search_run(struct search *S)
 				    !(o->kind == K_READ && A->kind == S_UNKNOWN &&
 				      S->first_change[o->a] > o->e))
 					continue;
-				if (++S->steps > S->budget)
+				if (spent(S))
 					return SR_BUDGET;
 				if (!try_apply(S, k, 0, &S->fr[top], &nvar))
 					continue;	/* cannot happen */
@@ -705,7 +716,7 @@ retry:
 
 				for (int v = ci == cstart ? vstart : 0;
 				     v < nvar || v == 0; v++) {
-					if (++S->steps > S->budget)
+					if (spent(S))
 						return SR_BUDGET;
 					if (!try_apply(S, k, v, &S->fr[top], &nvar))
 						continue;
@@ -1439,6 +1450,7 @@ static int search_subset(struct ctx *C, const struct comp *cp,
 	S->h1 = S->h2 = 0;
 	S->steps = 0;
 	S->budget = budget;
+	S->deadline = C->o.deadline_ns;
 	S->deepest = 0;
 	S->blocked = NONE;
 	set128_clear(&S->memo);
@@ -2170,7 +2182,7 @@ int dt_check_history(const struct dt_history *h, const struct dt_check_opts *o,
 		const struct comp *cp = &C.comps[first_incon];
 
 		res->status = DT_CHECK_INCONCLUSIVE;
-		dt_say(res->verdict.what, "inconclusive: the search of the component of %s (%u ops, %u paths) ran out of budget",
+		dt_say(res->verdict.what, "inconclusive: the search of the component of %s (%u ops, %u paths) ran out of budget or time",
 		       C.N.v[C.cnames[cp->noff]].path, cp->n, cp->nnames);
 		dt_say(res->verdict.expected, "a verdict within %" PRIu64 " steps",
 		       C.o.budget);

@@ -140,6 +140,8 @@ struct dt_check_opts {
 	uint64_t budget;	/* search steps per component, 0 = default */
 	uint64_t shrink_budget;	/* steps for the counterexample, 0 = default */
 	bool no_shrink;		/* report the whole violating component */
+	uint64_t deadline_ns;	/* dt_now_ns() at which a search gives up
+				   (inconclusive), 0 = never */
 };
 
 /* One component, for the report (the largest and the bad ones). */

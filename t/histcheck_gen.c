@@ -308,6 +308,35 @@ static void mutants(void)
 	dt_history_free(&h);
 }
 
+/*
+ * A search the budget would let run for seconds (64 threads renaming a
+ * dozen files) gives up at its deadline instead: inconclusive, quickly.
+ */
+static void deadline_run(void)
+{
+	struct gen_opts o = {
+		.threads = 64, .ops = 100000, .nfiles = 12, .ndirs = 3,
+		.renames = true, .seed = 5, .max_dur = 20000, .max_gap = 5000,
+	};
+	struct dt_history h = { 0 };
+	struct dt_check_opts co = { 0 };
+	struct dt_check_result r;
+	double t;
+	int rc;
+
+	if (gen_history(&o, &h))
+		bail_out("generator: out of memory");
+	t = now_s();
+	co.deadline_ns = dt_now_ns() + 200 * 1000000ull;
+	rc = dt_check_history(&h, &co, &r);
+	t = now_s() - t;
+	ok(rc == DT_CHECK_INCONCLUSIVE && strstr(r.verdict.what, "time"),
+	   "a 200 ms deadline on a search beyond it: %s after %.3f s (%s)",
+	   dt_check_status_name(rc), t, r.verdict.what);
+	dt_check_result_free(&r);
+	dt_history_free(&h);
+}
+
 int main(void)
 {
 	static const int threads[] = { 4, 16, 64 };
@@ -324,6 +353,7 @@ int main(void)
 	}
 	consistent_run(16, 100000, true, 7);
 	mutants();
+	deadline_run();
 	note("peak RSS %ld MB", peak_rss_mb());
 	return done();
 }
