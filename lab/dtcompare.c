@@ -29,9 +29,19 @@
  *
  * Output is TAP: one test point per key; a regression is "not ok" with
  * the figures (medians, effect, interval, p, U, n) in a YAML block; an
- * improvement or no change is "ok" with the figures on the line.  Keys
- * only in the baseline are skipped (not measured), keys only in the
- * candidate are noted.  --json FILE appends one "verdict" line per key.
+ * improvement or no change is "ok" with the figures on the line, which
+ * end with the machine's load average on both sides when the lines carry
+ * it.  Keys only in the baseline are skipped (not measured), keys only in
+ * the candidate are noted.  --json FILE appends one "verdict" line per key.
+ *
+ * --stored: the baseline was measured at another time (a stored
+ * baseline), so a change of the shared machine's load alone can move the
+ * figures.  The header says the verdicts are advisory; a regression
+ * measured under a different load (median load1 differs by >= 1 and by a
+ * factor >= 2) is "ok ... inconclusive (load changed)" and does not count;
+ * any other regression is "not ok ... # TODO advisory" (it still counts
+ * for the exit status).  Two systems measured alternately (lab/perf ab)
+ * need none of this.
  *
  * Exit: 0 no regression, 1 a regression, 2 nothing comparable or bad
  * input, 64 usage.
@@ -361,6 +371,7 @@ static struct {
 	const char *select[32];
 	int nselect;
 	bool ignore_config;
+	bool stored;
 } opt = { .metric = "rate", .unit = "window" };
 
 static bool lower_is_better(void)
@@ -547,7 +558,7 @@ static void yaml_str(const char *k, const char *v)
 }
 
 static void json_verdict(const struct group *g, const struct dt_cmp_result *c,
-			 double la, double lb)
+			 double la, double lb, const char *verdict)
 {
 	struct dt_json j;
 	FILE *f;
@@ -566,7 +577,8 @@ static void json_verdict(const struct group *g, const struct dt_cmp_result *c,
 	dt_json_str(&j, "config", g->first.config);
 	dt_json_str(&j, "metric", opt.metric);
 	dt_json_str(&j, "unit", opt.unit);
-	dt_json_str(&j, "verdict", dt_change_name(c->verdict));
+	dt_json_str(&j, "verdict", verdict ? verdict : dt_change_name(c->verdict));
+	dt_json_str(&j, "baseline_kind", opt.stored ? "stored" : "interleaved");
 	dt_json_int(&j, "n_baseline", (long long)c->na);
 	dt_json_int(&j, "n_candidate", (long long)c->nb);
 	dt_json_int(&j, "runs_baseline", g->runs[0]);
@@ -624,20 +636,37 @@ static int report(int num, struct group *g)
 				: NAN;
 	double lb = g->nload[1] ? dt_median(g->load[1], (size_t)g->nload[1])
 				: NAN;
-	if (isfinite(la) && isfinite(lb) && fabs(lb - la) >= 1 &&
-	    (lb > 2 * la || la > 2 * lb))
+	bool load_changed = isfinite(la) && isfinite(lb) &&
+			    fabs(lb - la) >= 1 && (lb > 2 * la || la > 2 * lb);
+	if (load_changed)
 		printf("# %s: load average %.1f (baseline) vs %.1f (this "
 		       "run): on a shared machine that alone moves these "
 		       "figures; measure both sides alternately to judge\n",
 		       g->key, la, lb);
-	json_verdict(g, &c, la, lb);
+	/* a stored baseline under another load cannot tell a regression */
+	bool inconclusive = opt.stored && load_changed &&
+			    c.verdict == DT_REGRESSION;
+	bool regression = c.verdict == DT_REGRESSION && !inconclusive;
+	char loads[64] = "";
+
+	if (isfinite(la) && isfinite(lb))
+		snprintf(loads, sizeof(loads), ", load %.1f -> %.1f", la, lb);
+	json_verdict(g, &c, la, lb, inconclusive ? "inconclusive" : NULL);
 	printf("%sok %d - %s: %s: %+.1f%% [%+.1f%%, %+.1f%%] p=%.2g "
-	       "(median %.4g -> %.4g %s, n %zu vs %zu)\n",
-	       c.verdict == DT_REGRESSION ? "not " : "", num, g->key,
-	       dt_change_name(c.verdict), 100 * c.effect, 100 * c.ci_lo,
+	       "(median %.4g -> %.4g %s, n %zu vs %zu%s)%s\n",
+	       regression ? "not " : "", num, g->key,
+	       inconclusive ? "inconclusive (load changed)"
+			    : dt_change_name(c.verdict),
+	       100 * c.effect, 100 * c.ci_lo,
 	       100 * c.ci_hi, c.mw.p, c.median_a, c.median_b, unit_name, c.na,
-	       c.nb);
-	if (c.verdict == DT_REGRESSION) {
+	       c.nb, loads,
+	       regression && opt.stored
+		       ? " # TODO advisory: stored baseline on a shared "
+			 "machine; confirm with lab/perf ab"
+		       : inconclusive ? " # stored baseline under another "
+					"load: not a verdict"
+				      : "");
+	if (regression) {
 		printf("  ---\n");
 		yaml_str("verdict", "regression");
 		yaml_str("metric", dt_fmt("%s (%s, %s is better), samples per %s",
@@ -688,6 +717,9 @@ static void usage(FILE *f)
 "  --select T[.CASE][@THREADS]  only these keys (repeatable)\n"
 "  --ignore-config            match keys without DT_PERF_CONFIG\n"
 "  --json FILE                append a verdict line per key to FILE\n"
+"  --stored                   the baseline is stored (measured earlier):\n"
+"                             verdicts advisory, a regression under\n"
+"                             another load is inconclusive\n"
 "exit: 0 no regression, 1 regression, 2 nothing comparable, 64 usage\n");
 }
 
@@ -721,6 +753,7 @@ int main(int argc, char **argv)
 		/* listed among build/bin tests by lab/check: no cases */
 		{ "list", no_argument, NULL, 11 },
 		{ "target", required_argument, NULL, 12 },
+		{ "stored", no_argument, NULL, 13 },
 		{ 0 }
 	};
 	int o, fails = 0, num = 0, nb, nc;
@@ -771,6 +804,7 @@ int main(int argc, char **argv)
 				opt.select[opt.nselect++] = optarg;
 			break;
 		case 9: opt.ignore_config = true; break;
+		case 13: opt.stored = true; break;
 		case 10: opt.json = optarg; break;
 		case 'h': usage(stdout); return 0;
 		case 11: return 0;
@@ -808,6 +842,14 @@ int main(int argc, char **argv)
 	       lower_is_better() ? "lower" : "higher", opt.unit, opt.o.alpha,
 	       100 * opt.o.min_effect, 100 * opt.o.conf, opt.o.boot_reps,
 	       (unsigned long long)opt.o.seed);
+	if (opt.stored)
+		printf("# stored baseline: ADVISORY. It was measured at "
+		       "another time; on a shared machine a change of load "
+		       "alone moves these figures (by 10%% and more), so a "
+		       "regression here is a hint, not a finding (TODO), and "
+		       "one measured under another load is inconclusive. "
+		       "Judge two systems with lab/perf ab (measured "
+		       "alternately)\n");
 	bool compared = false;
 	for (size_t i = 0; i < ngroups; i++) {
 		int rc = report(++num, &groups[i]);
