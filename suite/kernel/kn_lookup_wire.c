@@ -28,6 +28,7 @@
 #include <sys/syscall.h>
 
 #include "kn.h"
+#include "oracle_coherence.h"
 
 #define MAX_ROUNDS 64
 
@@ -104,15 +105,9 @@ static void run_same_name(struct dt_run *r)
 			break;
 		}
 	}
-	for (size_t i = 0; i < r->hist.n; i++) {
-		const struct dt_event *e = &r->hist.ev[i];
-
-		if (e->op == DT_OP_LOOKUP && e->result != -ENOENT) {
-			dt_fail(r, "lookup", "ENOENT", dt_strerr(e->result),
-				"%s was never created", e->name);
-			break;
-		}
-	}
+	/* every storm was of a name nobody creates: ENOENT each time */
+	if (dt_oracle_never_created(&r->hist, &v))
+		dt_fail_verdict(r, "lookup of a name never created", &v);
 	/* the line lab/klab's kernel table is made from */
 	dt_diag(r, "storm_lookups", "threads=%d storms=%ld lookups=%s "
 		"expected=%s opts=%s", n, rounds, list,

@@ -12,6 +12,7 @@
 #include <errno.h>
 
 #include "dentrace.h"
+#include "oracle_coherence.h"
 
 /* rounds are lock-stepped and judged per name: a few hundred suffice */
 #define MAX_ROUNDS 300
@@ -69,15 +70,10 @@ static void run_absent(struct dt_run *r)
 	dt_run_workers(r, r->threads, storm_absent, NULL);
 	judge(r, "absent.%ld");
 	/* and the common answer must be ENOENT: nothing was created */
-	for (size_t i = 0; i < r->hist.n; i++) {
-		const struct dt_event *e = &r->hist.ev[i];
+	struct dt_verdict v;
 
-		if (e->op == DT_OP_LOOKUP && e->result != -ENOENT) {
-			dt_fail(r, "lookup", "ENOENT", dt_strerr(e->result),
-				"%s was never created", e->name);
-			break;
-		}
-	}
+	if (dt_oracle_never_created(&r->hist, &v))
+		dt_fail_verdict(r, "lookup of a name never created", &v);
 }
 
 static void run_present(struct dt_run *r)
