@@ -20,6 +20,7 @@
 
 #include "errname.h"
 #include "histcheck.h"
+#include "internal.h"
 #include "oracle_util.h"
 
 #define NONE UINT32_MAX
@@ -787,12 +788,10 @@ struct ctx {
 	struct search S;
 	uint32_t *pos, *inset, *retord;
 	size_t scratch_cap, names_cap;
-	/* direct violations (duplicates, unexpected errors) */
-	size_t direct_n;
-	size_t direct_ev;
+	/* direct violations (duplicates, unexpected errors), earliest kept */
+	struct dt_verdict direct;
+	struct dt_judge direct_judge;	/* judge's history, v = &direct */
 	char direct_dup[DT_EV_NAME];	/* the name listed twice, if that */
-	char direct_what[256], direct_exp[256], direct_obs[256];
-	uint64_t t0;
 };
 
 static int push_op(struct ctx *C, const struct op *o)
@@ -813,12 +812,10 @@ static int push_op(struct ctx *C, const struct op *o)
 static void direct(struct ctx *C, size_t ev, const char *what,
 		   const char *expected, const char *observed)
 {
-	C->direct_n++;
-	if (C->direct_n == 1 || ev < C->direct_ev) {
-		C->direct_ev = ev;
-		dt_say(C->direct_what, "%s", what);
-		dt_say(C->direct_exp, "%s", expected);
-		dt_say(C->direct_obs, "%s", observed);
+	if (dt_judge_flag(&C->direct_judge, ev)) {
+		dt_say(C->direct.what, "%s", what);
+		dt_say(C->direct.expected, "%s", expected);
+		dt_say(C->direct.observed, "%s", observed);
 	}
 }
 
@@ -1252,7 +1249,7 @@ static int make_ops(struct ctx *C)
 					direct(C, i, what, "every name at most once",
 					       dt_judge_evdesc(&C->judge, i, obs,
 							       sizeof(obs)));
-					if (C->direct_ev == i)
+					if (C->direct.event == i)
 						snprintf(C->direct_dup,
 							 sizeof(C->direct_dup),
 							 "%s", e->list->ent[k].name);
@@ -1550,113 +1547,45 @@ static const char *need_text(const struct op *o, const char *pa,
 	return buf;
 }
 
-static int buf_printf(char **buf, size_t *len, size_t *cap, const char *fmt,
-		      ...) __attribute__((format(printf, 4, 5)));
-static int buf_printf(char **buf, size_t *len, size_t *cap, const char *fmt,
-		      ...)
-{
-	va_list ap;
-	int n;
-
-	for (;;) {
-		size_t room = *cap - *len;
-
-		va_start(ap, fmt);
-		n = vsnprintf(*buf ? *buf + *len : NULL, *buf ? room : 0, fmt, ap);
-		va_end(ap);
-		if (n < 0)
-			return -EINVAL;
-		if (*buf && (size_t)n < room) {
-			*len += (size_t)n;
-			return 0;
-		}
-		size_t ncap = (*cap ? *cap : 1024);
-
-		while (ncap - *len <= (size_t)n)
-			ncap *= 2;
-		char *nb = realloc(*buf, ncap);
-
-		if (!nb)
-			return -ENOMEM;
-		*buf = nb;
-		*cap = ncap;
-	}
-}
-
-/* a name as dt_history_dump writes it: one token, %XX for the specials */
-static int put_name(char **buf, size_t *len, size_t *cap, const char *s)
-{
-	int rc = 0;
-
-	if (!*s)
-		return buf_printf(buf, len, cap, "-");
-	if (s[0] == '-' && !s[1])
-		return buf_printf(buf, len, cap, "%%2D");
-	for (; *s && !rc; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c <= 0x20 || c >= 0x7f || strchr(" %,:[]#", c))
-			rc = buf_printf(buf, len, cap, "%%%02X", c);
-		else
-			rc = buf_printf(buf, len, cap, "%c", c);
-	}
-	return rc;
-}
-
 /*
  * One event as a dump line.  With cp, a listing shows only the entries of
  * the paths whose reads are in the subset pos[0..n) and says which of them
  * it did not list; without, the whole listing.
  */
-static int event_line(struct ctx *C, char **buf, size_t *len, size_t *cap,
-		      size_t ev, const struct comp *cp, const uint32_t *pos,
-		      uint32_t n)
+static void event_line(struct ctx *C, FILE *f, size_t ev,
+		       const struct comp *cp, const uint32_t *pos, uint32_t n)
 {
 	const struct dt_event *e = &C->h->ev[ev];
-	char rb[16];
-	int rc;
 
-	rc = buf_printf(buf, len, cap, "%zu %u %u %s%s ", ev, e->host,
-			e->thread, dt_op_name((enum dt_opcode)e->op),
-			e->flags & DT_EVF_EXCL ? "!" : "");
-	rc = rc ? rc : put_name(buf, len, cap, e->name);
-	rc = rc ? rc : buf_printf(buf, len, cap, " ");
-	rc = rc ? rc : put_name(buf, len, cap, e->name2);
-	rc = rc ? rc : buf_printf(buf, len, cap,
-		" %s %" PRIu64 " %" PRId64 " %" PRId64,
-		dt_resname(e->result, rb, sizeof(rb)), e->fileid,
-		(int64_t)(e->start_ns - C->t0), (int64_t)(e->end_ns - C->t0));
-	if (!rc && e->list && !cp) {
+	dt_history_put_head(f, C->h, ev, C->judge.t0);
+	if (e->list && !cp) {
 		/* a duplicate: the name twice still proves it, and reads */
-		const char *only = ev == C->direct_ev && C->direct_dup[0] ?
+		const char *only = ev == C->direct.event && C->direct_dup[0] ?
 				   C->direct_dup : NULL;
 		bool first = true;
 
-		rc = buf_printf(buf, len, cap, " [");
-		for (size_t k = 0; k < e->list->n && !rc; k++) {
+		fputs(" [", f);
+		for (size_t k = 0; k < e->list->n; k++) {
 			if (only && strcmp(e->list->ent[k].name, only))
 				continue;
 			if (!first)
-				rc = buf_printf(buf, len, cap, ",");
+				fputc(',', f);
 			first = false;
-			rc = rc ? rc : put_name(buf, len, cap,
-						e->list->ent[k].name);
-			rc = rc ? rc : buf_printf(buf, len, cap, ":%" PRIu64,
-						  e->list->ent[k].fileid);
+			dt_history_put_name(f, e->list->ent[k].name);
+			fprintf(f, ":%" PRIu64, e->list->ent[k].fileid);
 		}
-		rc = rc ? rc : buf_printf(buf, len, cap, "]");
-		if (!rc && only)
-			rc = buf_printf(buf, len, cap, " # listing of %zu "
-					"entries, shown: the duplicate",
-					e->list->n);
-	} else if (!rc && e->list) {
+		fputc(']', f);
+		if (only)
+			fprintf(f, " # listing of %zu entries, shown: the "
+				"duplicate", e->list->n);
+	} else if (e->list) {
 		const struct op *ops = C->cops + cp->off;
 		char absent[512] = "";
 		size_t al = 0;
 		bool first = true;
 
-		rc = buf_printf(buf, len, cap, " [");
-		for (uint32_t k = 0; k < n && !rc; k++) {
+		fputs(" [", f);
+		for (uint32_t k = 0; k < n; k++) {
 			const struct op *o = &ops[pos[k]];
 			const struct name *nm;
 			const char *base;
@@ -1673,17 +1602,39 @@ static int event_line(struct ctx *C, char **buf, size_t *len, size_t *cap,
 				continue;
 			}
 			if (!first)
-				rc = buf_printf(buf, len, cap, ",");
+				fputc(',', f);
 			first = false;
-			rc = rc ? rc : put_name(buf, len, cap, base);
-			rc = rc ? rc : buf_printf(buf, len, cap, ":%" PRIu64,
-						  o->fid);
+			dt_history_put_name(f, base);
+			fprintf(f, ":%" PRIu64, o->fid);
 		}
-		rc = rc ? rc : buf_printf(buf, len, cap,
-			"] # listing of %zu entries, shown: the paths judged%s%s",
-			e->list->n, *absent ? "; not listed:" : "", absent);
+		fprintf(f, "] # listing of %zu entries, shown: the paths "
+			"judged%s%s", e->list->n,
+			*absent ? "; not listed:" : "", absent);
 	}
-	return rc ? rc : buf_printf(buf, len, cap, "\n");
+	fputc('\n', f);
+}
+
+/*
+ * The dump lines of events evs[0..nev) (see event_line) into *text;
+ * 0 or -ENOMEM.
+ */
+static int render_events(struct ctx *C, char **text, const size_t *evs,
+			 size_t nev, const struct comp *cp,
+			 const uint32_t *pos, uint32_t n)
+{
+	size_t len = 0;
+	FILE *f = open_memstream(text, &len);
+
+	if (!f)
+		return -ENOMEM;
+	for (size_t i = 0; i < nev; i++)
+		event_line(C, f, evs[i], cp, pos, n);
+	if (ferror(f) | fclose(f)) {
+		free(*text);
+		*text = NULL;
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 static int size_cmp(const void *x, const void *y)
@@ -1699,9 +1650,7 @@ static int cex_render(struct ctx *C, const struct comp *cp,
 {
 	struct dt_check_result *R = C->res;
 	const struct op *ops = C->cops + cp->off;
-	char *buf = NULL;
-	size_t len = 0, cap = 0, u = 0;
-	int rc = 0;
+	size_t u = 0;
 
 	R->cex = malloc((n ? n : 1) * sizeof(*R->cex));
 	if (!R->cex)
@@ -1714,14 +1663,7 @@ static int cex_render(struct ctx *C, const struct comp *cp,
 		if (!u || R->cex[u - 1] != R->cex[i])
 			R->cex[u++] = R->cex[i];
 	R->ncex = u;
-	for (size_t i = 0; i < R->ncex && !rc; i++)
-		rc = event_line(C, &buf, &len, &cap, R->cex[i], cp, pos, n);
-	if (rc) {
-		free(buf);
-		return rc;
-	}
-	R->cex_text = buf ? buf : strdup("");
-	return R->cex_text ? 0 : -ENOMEM;
+	return render_events(C, &R->cex_text, R->cex, R->ncex, cp, pos, n);
 }
 
 /* ---- shrinking ----------------------------------------------------------- */
@@ -2088,7 +2030,8 @@ int dt_check_history(const struct dt_history *h, const struct dt_check_opts *o,
 	if (!C.o.shrink_budget)
 		C.o.shrink_budget = DT_CHECK_DEFAULT_SHRINK;
 	dt_judge_init(&C.judge, h, &res->verdict);
-	C.t0 = C.judge.t0;
+	C.direct_judge = (struct dt_judge){ .h = h, .v = &C.direct,
+					    .t0 = C.judge.t0 };
 	res->verdict.event = DT_NO_EVENT;
 	res->events = h->n;
 	if (h->n >= UINT32_MAX - 1) {
@@ -2146,7 +2089,7 @@ int dt_check_history(const struct dt_history *h, const struct dt_check_opts *o,
 		}
 		note_component(&C, cp);
 	}
-	res->violating += C.direct_n;
+	res->violating += (size_t)C.direct.violations;
 	res->verdict.violations = (int)(res->violating > INT32_MAX ?
 					INT32_MAX : res->violating);
 	/* the earliest violation: a component's or a direct one */
@@ -2159,22 +2102,25 @@ int dt_check_history(const struct dt_history *h, const struct dt_check_opts *o,
 			goto out;
 		}
 	}
-	if (C.direct_n && (first_bad == NONE || C.direct_ev <= res->verdict.event)) {
-		res->verdict.event = C.direct_ev;
-		dt_say(res->verdict.what, "%s", C.direct_what);
-		dt_say(res->verdict.expected, "%s", C.direct_exp);
-		dt_say(res->verdict.observed, "%s", C.direct_obs);
-		size_t len = 0, cap = 0;
-
+	if (C.direct.violations &&
+	    (first_bad == NONE || C.direct.event <= res->verdict.event)) {
+		res->verdict.event = C.direct.event;
+		dt_say(res->verdict.what, "%s", C.direct.what);
+		dt_say(res->verdict.expected, "%s", C.direct.expected);
+		dt_say(res->verdict.observed, "%s", C.direct.observed);
 		dt_check_result_free(res);
 		res->cex = malloc(sizeof(*res->cex));
-		if (!res->cex || event_line(&C, &res->cex_text, &len, &cap,
-					    C.direct_ev, NULL, NULL, 0)) {
+		if (!res->cex) {
 			rc = oom(res);
 			goto out;
 		}
-		res->cex[0] = C.direct_ev;
+		res->cex[0] = C.direct.event;
 		res->ncex = 1;
+		if (render_events(&C, &res->cex_text, res->cex, 1, NULL,
+				  NULL, 0)) {
+			rc = oom(res);
+			goto out;
+		}
 	}
 	if (res->violating) {
 		res->status = DT_CHECK_VIOLATION;

@@ -12,6 +12,7 @@
 
 #include "dentrace.h"
 #include "errname.h"
+#include "internal.h"
 
 static int history_reserve(struct dt_history *h, size_t more)
 {
@@ -174,7 +175,7 @@ void dt_history_sort(struct dt_history *h)
  * anything unprintable become %XX.  An empty name is "-" (and a name that
  * is literally "-" is escaped).
  */
-static void put_name(FILE *f, const char *s)
+void dt_history_put_name(FILE *f, const char *s)
 {
 	static const char special[] = " %,:[]#";	/* #: a comment to dtcheck */
 
@@ -207,30 +208,38 @@ static uint64_t history_t0(const struct dt_history *h)
 	return h->n ? t0 : 0;
 }
 
-static void put_event(FILE *f, const struct dt_history *h, size_t i,
-		      uint64_t t0)
+void dt_history_put_head(FILE *f, const struct dt_history *h, size_t i,
+			 uint64_t t0)
 {
 	const struct dt_event *e = &h->ev[i];
 	char rbuf[16];
-	size_t k;
 
 	/* "create!" is an exclusive create: one token, the columns stay */
 	fprintf(f, "%zu %u %u %s%s ", i, e->host, e->thread,
 		dt_op_name((enum dt_opcode)e->op),
 		e->flags & DT_EVF_EXCL ? "!" : "");
-	put_name(f, e->name);
+	dt_history_put_name(f, e->name);
 	fputc(' ', f);
-	put_name(f, e->name2);
+	dt_history_put_name(f, e->name2);
 	/* signed offsets: an unsorted history may start before t0 */
 	fprintf(f, " %s %" PRIu64 " %" PRId64 " %" PRId64,
 		dt_resname(e->result, rbuf, sizeof(rbuf)), e->fileid,
 		(int64_t)(e->start_ns - t0), (int64_t)(e->end_ns - t0));
+}
+
+static void put_event(FILE *f, const struct dt_history *h, size_t i,
+		      uint64_t t0)
+{
+	const struct dt_event *e = &h->ev[i];
+	size_t k;
+
+	dt_history_put_head(f, h, i, t0);
 	if (e->list) {
 		fputs(" [", f);
 		for (k = 0; k < e->list->n; k++) {
 			if (k)
 				fputc(',', f);
-			put_name(f, e->list->ent[k].name);
+			dt_history_put_name(f, e->list->ent[k].name);
 			fprintf(f, ":%" PRIu64, e->list->ent[k].fileid);
 		}
 		fputc(']', f);

@@ -3,6 +3,8 @@
 #ifndef DENTRACE_INTERNAL_H
 #define DENTRACE_INTERNAL_H
 
+#include <stdio.h>
+
 #include "dentrace.h"
 
 /*
@@ -48,6 +50,16 @@ __attribute__((noreturn)) void dt_case_exit(int outcome);
 /* Remove path and everything below it on c; 0 or -errno. */
 int dt_remove_tree(const struct dt_backend_ops *ops, struct dt_conn *c,
 		   const char *path);
+
+/*
+ * One event as dt_history_dump writes it (lib/history.c), for whoever
+ * prints events in that form (the history checker's counterexamples,
+ * which dtcheck reads back): a name escaped to one token, and the line
+ * up to its end time (no listing, no newline).
+ */
+void dt_history_put_name(FILE *f, const char *s);
+void dt_history_put_head(FILE *f, const struct dt_history *h, size_t i,
+			 uint64_t t0);
 
 /* Marker that makes a directory a dentrace target / a scratch dir. */
 #define DT_TARGET_MARKER ".dentrace-target"
