@@ -577,10 +577,11 @@ static void read3_cb(struct rpc_context *rpc, int status, void *data,
 }
 
 /*
- * Drive the context until the call is answered (libnfs's own sync loop is
- * private).  Per-RPC timeouts are enforced inside nfs_service().  If the
- * context breaks without calling back, the pending call may still write
- * *r later (e.g. from nfs_destroy_context), so *r is then left allocated.
+ * Drive the context until the call's callback sets *done (libnfs's own
+ * sync loop is private).  Per-RPC timeouts are enforced inside
+ * nfs_service().  -EIO if the context breaks without calling back: the
+ * pending call may still write its state later (e.g. from
+ * nfs_destroy_context), so callers then leave that state allocated.
  */
 static int drive_until(struct dt_conn *c, const bool *done)
 {
