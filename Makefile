@@ -20,17 +20,22 @@ TIRPC_LIBS   := $(shell pkg-config --libs libtirpc 2>/dev/null || echo -ltirpc)
 LDLIBS  += -lnfs $(TIRPC_LIBS) -lm -pthread
 LDFLAGS += $(SAN)
 
-LIB_SRCS := $(filter-out lib/coordd.c,$(wildcard lib/*.c))
+# lib/ is built in layers (lib/<layer>/*.c, see ARCHITECTURE.md); the
+# coordinator daemon is a program of its own.
+LIB_SRCS := $(filter-out lib/coord/coordd.c,$(wildcard lib/*/*.c))
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 LIBA     := $(BUILD)/libdentrace.a
 
 SUITE_SRCS := $(wildcard suite/*/*.c)
 SUITE_BINS := $(patsubst %.c,$(BUILD)/bin/%,$(notdir $(SUITE_SRCS)))
 
-T_SRCS := $(wildcard t/*.c)
-T_BINS := $(T_SRCS:t/%.c=$(BUILD)/t/%)
+# self-tests, by the layer they test (t/<layer>/); fuzz targets are built
+# by mk/fuzz.mk, their replay (t/fuzz/fuzz_replay.c) is a self-test
+T_DIRS := t/core t/check t/coord t/stats t/tools
+T_SRCS := $(wildcard $(T_DIRS:%=%/*.c)) t/fuzz/fuzz_replay.c
+T_BINS := $(patsubst %.c,$(BUILD)/t/%,$(notdir $(T_SRCS)))
 
-# rpcgen output for the coordination protocol (lib/coord.x).  rpcgen -c
+# rpcgen output for the coordination protocol (lib/coord/coord.x).  rpcgen -c
 # includes a header named after its input, so the .x is copied under the
 # name the generated code expects.
 GEN_OBJS := $(BUILD)/gen/coord_xdr.o
@@ -53,13 +58,14 @@ $(BUILD)/bin/%: %.c $(LIBA)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(TIRPC_CFLAGS) $< -o $@ $(LDFLAGS) $(LIBA) $(LDLIBS)
 
-$(BUILD)/t/%: t/%.c $(LIBA)
+vpath %.c $(sort $(dir $(T_SRCS)))
+$(BUILD)/t/%: %.c $(LIBA)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(TIRPC_CFLAGS) -It $< -o $@ $(LDFLAGS) $(LIBA) $(LDLIBS)
 
 # generated code is not ours to lint: relax the warnings rpcgen trips
 GEN_CFLAGS = $(filter-out -Werror -Wextra,$(CFLAGS)) -Wno-unused-variable
-$(BUILD)/gen/coord_prot.x: lib/coord.x
+$(BUILD)/gen/coord_prot.x: lib/coord/coord.x
 	@mkdir -p $(@D)
 	cp $< $@
 $(BUILD)/gen/coord_prot.h: $(BUILD)/gen/coord_prot.x
@@ -68,7 +74,7 @@ $(BUILD)/gen/coord_xdr.c: $(BUILD)/gen/coord_prot.x $(BUILD)/gen/coord_prot.h
 	cd $(@D) && rm -f coord_xdr.c && rpcgen -c -o coord_xdr.c coord_prot.x
 $(BUILD)/gen/%.o: $(BUILD)/gen/%.c
 	$(CC) $(GEN_CFLAGS) $(TIRPC_CFLAGS) -c $< -o $@
-$(BUILD)/bin/dtcoordd: lib/coordd.c $(GEN_OBJS)
+$(BUILD)/bin/dtcoordd: lib/coord/coordd.c $(GEN_OBJS)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(TIRPC_CFLAGS) $< $(GEN_OBJS) -o $@ $(LDFLAGS) $(TIRPC_LIBS)
 

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-# lab/bugfs: a passthrough FUSE filesystem with switchable namespace bugs,
+# tools/bugfs: a passthrough FUSE filesystem with switchable namespace bugs,
 # the target of the mutation run (lab/mutation).  Built with `make` when
 # libfuse3 is installed (lab/install-deps installs libfuse3-dev and fuse3);
 # skipped, with the rest of the build unaffected, when it is not.
@@ -17,6 +17,6 @@ endif
 .PHONY: bugfs
 bugfs: $(BUGFS)
 
-$(BUGFS): lab/bugfs/bugfs.c mk/bugfs.mk
+$(BUGFS): tools/bugfs/bugfs.c mk/bugfs.mk
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(FUSE3_CFLAGS) $< -o $@ $(LDFLAGS) $(FUSE3_LIBS)

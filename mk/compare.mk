@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-# lab/dtcompare: baseline vs candidate perf samples -> TAP verdicts
+# tools/dtcompare: baseline vs candidate perf samples -> TAP verdicts
 # (uses lib/stats and lib/metrics from libdentrace).
 DTCOMPARE := $(BUILD)/bin/dtcompare
 all: $(DTCOMPARE)
-$(DTCOMPARE): lab/dtcompare.c $(LIBA)
+$(DTCOMPARE): tools/dtcompare/dtcompare.c $(LIBA)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(TIRPC_CFLAGS) $< -o $@ $(LDFLAGS) $(LIBA) $(LDLIBS)

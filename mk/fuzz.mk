@@ -63,8 +63,8 @@ $(BUILD)/fuzz/fuzz_%: t/fuzz/fuzz_%.c t/fuzz/fuzz.h $(LIBA)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(TIRPC_CFLAGS) $< -o $@ $(FUZZ_LINK) $(LIBA) $(LDLIBS)
 
-# coordd.c is compiled into its fuzz target whole
-$(BUILD)/fuzz/fuzz_coordd: lib/coordd.c $(BUILD)/gen/coord_prot.h
+# lib/coord/coordd.c is compiled into its fuzz target whole
+$(BUILD)/fuzz/fuzz_coordd: lib/coord/coordd.c $(BUILD)/gen/coord_prot.h
 
 $(BUILD)/fuzz/mkseeds: t/fuzz/mkseeds.c $(LIBA)
 	@mkdir -p $(@D)

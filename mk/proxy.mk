@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-# lab/dtproxy: the lab's TCP delay proxy (latency without netem, stalls,
+# tools/dtproxy: the lab's TCP delay proxy (latency without netem, stalls,
 # drops).  A standalone program: no libdentrace, no libnfs.
 DTPROXY := $(BUILD)/bin/dtproxy
 all: $(DTPROXY)
-$(DTPROXY): lab/dtproxy.c
+$(DTPROXY): tools/dtproxy/dtproxy.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $< -o $@ $(LDFLAGS)

@@ -55,7 +55,7 @@
 #include <nfsc/libnfs-raw.h>
 #include <nfsc/libnfs-raw-nfs.h>
 
-#include "dentrace.h"
+#include "backend/backend.h"
 
 /* per-RPC timeout: a dead or stopped server gives ETIMEDOUT, not a hang */
 #define NFS_TIMEOUT_MS		10000

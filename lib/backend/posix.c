@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "dentrace.h"
+#include "backend/backend.h"
 
 struct dt_conn {
 	int rootfd;

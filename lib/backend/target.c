@@ -19,7 +19,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "dentrace.h"
+#include "backend/backend.h"
 
 #define NFS_SCHEME "nfs://"
 #define POSIX_SCHEME "posix:"

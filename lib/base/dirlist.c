@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Directory listings as backends return them, and op names for messages.
+ * Directory listings as backends return them.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "dentrace.h"
+#include "base/base.h"
 
 int dt_dirlist_add(struct dt_dirlist *l, const char *name, uint64_t fileid)
 {
@@ -48,26 +48,4 @@ void dt_dirlist_free(struct dt_dirlist *l)
 	l->ent = NULL;
 	l->n = 0;
 	l->cap = 0;
-}
-
-static const char *const op_names[DT_OP__COUNT] = {
-	[DT_OP_LOOKUP]	= "lookup",
-	[DT_OP_CREATE]	= "create",
-	[DT_OP_MKDIR]	= "mkdir",
-	[DT_OP_RMDIR]	= "rmdir",
-	[DT_OP_UNLINK]	= "unlink",
-	[DT_OP_RENAME]	= "rename",
-	[DT_OP_LINK]	= "link",
-	[DT_OP_READDIR]	= "readdir",
-	[DT_OP_OPEN]	= "open",
-	[DT_OP_READ]	= "read",
-	[DT_OP_CLOSE]	= "close",
-};
-
-const char *dt_op_name(enum dt_opcode op)
-{
-	/* events carry the op as a raw byte: never index past the table */
-	if ((unsigned)op >= DT_OP__COUNT || !op_names[op])
-		return "unknown-op";
-	return op_names[op];
 }

@@ -18,10 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "errname.h"
-#include "histcheck.h"
-#include "internal.h"
-#include "oracle_util.h"
+#include "base/errname.h"
+#include "check/histcheck.h"
+#include "check/history.h"
+#include "check/oracle_util.h"
 
 #define NONE UINT32_MAX
 

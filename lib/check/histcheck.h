@@ -120,7 +120,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "dentrace.h"
+#include "check/oracle.h"
 
 enum dt_check_status {
 	DT_CHECK_CONSISTENT = 0,	/* a linearization exists for every component */

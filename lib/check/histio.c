@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dentrace.h"
+#include "check/history.h"
 
 _Static_assert(DT_OP__COUNT <= 16 && DT_EVF__ALL <= 0x0f,
 	       "op and flags share one byte in the binary form");

@@ -10,9 +10,30 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dentrace.h"
-#include "errname.h"
-#include "internal.h"
+#include "base/errname.h"
+#include "check/history.h"
+
+static const char *const op_names[DT_OP__COUNT] = {
+	[DT_OP_LOOKUP]	= "lookup",
+	[DT_OP_CREATE]	= "create",
+	[DT_OP_MKDIR]	= "mkdir",
+	[DT_OP_RMDIR]	= "rmdir",
+	[DT_OP_UNLINK]	= "unlink",
+	[DT_OP_RENAME]	= "rename",
+	[DT_OP_LINK]	= "link",
+	[DT_OP_READDIR]	= "readdir",
+	[DT_OP_OPEN]	= "open",
+	[DT_OP_READ]	= "read",
+	[DT_OP_CLOSE]	= "close",
+};
+
+const char *dt_op_name(enum dt_opcode op)
+{
+	/* events carry the op as a raw byte: never index past the table */
+	if ((unsigned)op >= DT_OP__COUNT || !op_names[op])
+		return "unknown-op";
+	return op_names[op];
+}
 
 static int history_reserve(struct dt_history *h, size_t more)
 {

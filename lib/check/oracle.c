@@ -50,9 +50,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dentrace.h"
-#include "errname.h"
-#include "oracle_util.h"
+#include "check/oracle.h"
+#include "base/errname.h"
+#include "check/oracle_util.h"
 
 /* ---- name registers ---------------------------------------------------- */
 

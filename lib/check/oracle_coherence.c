@@ -3,7 +3,7 @@
  * Coherence oracles: lookups of names nothing made, and bounded staleness
  * of what one client sees of another client's changes.
  *
- * The model is the one of lib/oracle.c (read it first): a name is a
+ * The model is the one of lib/check/oracle.c (read it first): a name is a
  * register written by successful mutations, each of which took effect at
  * one unknown instant inside its [start_ns, end_ns].  The strict rule lets
  * a read over [s, e] see the value mutation M wrote iff M.start <= e and no
@@ -31,9 +31,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "errname.h"
-#include "oracle_coherence.h"
-#include "oracle_util.h"
+#include "base/errname.h"
+#include "check/oracle_coherence.h"
+#include "check/oracle_util.h"
 
 /* no such mutation */
 #define NONE SIZE_MAX

@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "dentrace.h"
+#include "check/oracle.h"
 
 /*
  * Names nothing made: every LOOKUP/OPEN of a name that no event of the

@@ -22,10 +22,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dentrace.h"
-#include "errname.h"
-#include "oracle_race.h"
-#include "oracle_util.h"
+#include "check/oracle.h"
+#include "base/errname.h"
+#include "check/oracle_race.h"
+#include "check/oracle_util.h"
 
 /* path lies strictly below dir: "d/x" is below "d", "d" and "dx" are not */
 static bool below(const char *path, const char *dir)

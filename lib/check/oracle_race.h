@@ -19,7 +19,7 @@
 
 #include <stddef.h>
 
-#include "dentrace.h"
+#include "check/oracle.h"
 
 /*
  * K renames of one file src to distinct names.  Exactly one succeeds and

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "errname.h"
-#include "oracle_util.h"
+#include "base/errname.h"
+#include "check/oracle_util.h"
 
 void dt_judge_init(struct dt_judge *j, const struct dt_history *h,
 		   struct dt_verdict *v)

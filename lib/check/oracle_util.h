@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "dentrace.h"
+#include "check/oracle.h"
 
 /* v->event when a violation is about the history as a whole */
 #define DT_NO_EVENT SIZE_MAX

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Client side of the coordination protocol (lib/coord.x): join a run, meet
+ * Client side of the coordination protocol (lib/coord/coord.x): join a run, meet
  * at barriers, estimate the clock offset, exchange values.
  *
  * Transport: one TCP connection per struct dt_coord, made with our own
@@ -29,7 +29,7 @@
 
 #include <rpc/rpc.h>
 
-#include "coord.h"
+#include "coord/coord.h"
 #include "coord_prot.h"
 
 _Static_assert(DT_COORD_VALUE_LIMIT == DT_COORD_VALUE_MAX, "value limit");

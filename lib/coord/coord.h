@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Cross-machine coordination: the client side of the coordd protocol
- * (lib/coord.x, ONC RPC over TCP, no rpcbind).
+ * Layer "coord": cross-machine coordination.  The protocol (coord.x, ONC
+ * RPC over TCP with libtirpc, no rpcbind), its daemon (coordd.c, the
+ * dtcoordd program) and this client side.  It moves bytes, barriers and
+ * clock offsets; it knows nothing of tests, histories or verdicts (core's
+ * multihost.c is the glue).  May call: base, libtirpc.
  *
  * One host of a multi-host run joins the coordinator, gets its host index,
  * the run's seed, scratch directory name and its role, meets the other hosts

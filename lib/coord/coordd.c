@@ -3,7 +3,7 @@
  * coordd: the coordinator of a multi-host dentrace run.
  *
  * One process, one thread, one poll() loop.  It speaks ONC RPC over TCP
- * (program DT_COORD_PROG, lib/coord.x) on a single address:port and does
+ * (program DT_COORD_PROG, lib/coord/coord.x) on a single address:port and does
  * not register with rpcbind.  The RPC framing (record marking, call header,
  * reply header) is done here with libtirpc's XDR routines rather than with
  * svc_run(): a barrier is answered late, when the last host arrives, which

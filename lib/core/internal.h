@@ -1,15 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Symbols shared between the harness's own files; tests do not use these. */
-#ifndef DENTRACE_INTERNAL_H
-#define DENTRACE_INTERNAL_H
+/* Symbols shared between the files of core; tests do not use these. */
+#ifndef DT_CORE_INTERNAL_H
+#define DT_CORE_INTERNAL_H
 
+#include <signal.h>
 #include <stdio.h>
 
-#include "dentrace.h"
+#include "check/histcheck.h"
+#include "core/core.h"
+
+/* ---- report.c: what a case child leaves for its parent ------------------ */
 
 /*
- * What a case child leaves for its parent.  It lives in a MAP_SHARED
- * mapping created before fork(), so it survives the child being killed.
+ * It lives in a MAP_SHARED mapping created before fork(), so it survives
+ * the child being killed.
  */
 #define DT_DIAG_MAX (64 * 1024)
 #define DT_FAIL_MAX (16 * 1024)
@@ -35,39 +39,21 @@ struct dt_shared {
 };
 
 extern struct dt_shared *dt_shared;	/* valid inside a case child */
+/* the run's coordinator connection; NULL when alone (multihost.c uses it) */
+struct dt_coord;
+extern struct dt_coord *dt_coord_handle;
 
 /* Append text to the case's YAML block (thread-safe, truncates). */
 void dt_diag_append(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Append a multi-line string as a YAML literal block under key. */
 void dt_diag_block(const char *key, const char *text);
-
-/* Collect kernel stacks and wchan of every task of pid into buf. */
-void dt_collect_stacks(pid_t pid, pid_t only_tid, char *buf, size_t len);
-
+/* s YAML-quoted into a rotating thread-local buffer */
+const char *dt_yaml_quote(const char *s);
 /* Finish a case child now with the given outcome (flushes nothing else). */
 __attribute__((noreturn)) void dt_case_exit(int outcome);
 
-/* Remove path and everything below it on c; 0 or -errno. */
-int dt_remove_tree(const struct dt_backend_ops *ops, struct dt_conn *c,
-		   const char *path);
+/* ---- multihost.c: multi-host runs; all end the case BROKEN on failure --- */
 
-/*
- * One event as dt_history_dump writes it (lib/history.c), for whoever
- * prints events in that form (the history checker's counterexamples,
- * which dtcheck reads back): a name escaped to one token, and the line
- * up to its end time (no listing, no newline).
- */
-void dt_history_put_name(FILE *f, const char *s);
-void dt_history_put_head(FILE *f, const struct dt_history *h, size_t i,
-			 uint64_t t0);
-
-/* Marker that makes a directory a dentrace target / a scratch dir. */
-#define DT_TARGET_MARKER ".dentrace-target"
-#define DT_SCRATCH_PREFIX "dentrace."
-
-/* multi-host runs (multihost.c); all end the case BROKEN on failure */
-struct dt_coord;
-extern struct dt_coord *dt_coord_handle;	/* NULL when alone */
 bool dt_mh_active(void);
 void dt_mh_barrier(struct dt_run *r, const char *step);
 bool dt_mh_agree(struct dt_run *r, bool go);
@@ -75,7 +61,64 @@ void dt_mh_share_scratch(struct dt_run *r);
 void dt_mh_exchange(struct dt_run *r, struct dt_history *h);
 void dt_mh_report_skew(struct dt_run *r);
 
-/* set by the harness for the watchdog */
-extern double dt_op_timeout;		/* seconds an op may take */
+/* ---- workers.c ---------------------------------------------------------- */
 
-#endif
+extern double dt_op_timeout;		/* seconds an op may take (watchdog) */
+extern const char *dt_hang_op;		/* --hang-op debug knob */
+void dt_workers_init_run(struct dt_run *r);
+void dt_workers_fini_run(struct dt_run *r);
+
+/* ---- the options of a run (main.c parses them, case.c uses them) ------- */
+
+struct dt_options {
+	const char *target;
+	const char *cases;		/* comma separated, NULL = all */
+	const char *tags;		/* comma separated, NULL = any */
+	const char *xfail;		/* expected-failure list file */
+	const char *hang_op;
+	const char *coord;		/* coordinator ADDR:PORT */
+	const char *token_file;
+	const char *host_name;		/* unique name of this host in the run */
+	const char *run_id;
+	const char *history_dir;	/* dump the history of failed cases */
+	bool check_history;		/* judge r.hist with dt_check_history */
+	struct dt_check_opts check_opts;
+	int threads;
+	double duration;
+	long iterations;
+	uint64_t seed;
+	int timeout;
+	double op_timeout;
+	int host, nhosts;
+	bool list, quiet;
+};
+
+/* ---- child.c: children of the harness, always waited for with a bound -- */
+
+/* the signal that asked the run to stop (SIGINT/SIGTERM), or 0 */
+extern volatile sig_atomic_t dt_interrupted;
+void dt_catch_stop_signals(void);
+/*
+ * Wait for pid until deadline (monotonic ns).  Returns its wait status, or
+ * -ETIMEDOUT, or -EINTR when we were told to stop (if interruptible).
+ */
+int dt_wait_deadline(pid_t pid, uint64_t deadline, bool interruptible);
+/* SIGKILL pid's process group and reap it */
+void dt_kill_group(pid_t pid);
+
+/* ---- prepare.c: the target before the first case ------------------------ */
+
+/* --init-target: mark an empty directory; returns an exit status */
+int dt_init_target(const struct dt_target *tgt);
+/* marker, sweep of dead runs' scratch, write probe; an exit status */
+int dt_prepare_target(const struct dt_target *tgt);
+
+/* ---- case.c: one case ----------------------------------------------------- */
+
+/* A coordinator connection lost by a killed case ("why"), or NULL. */
+extern const char *dt_coord_lost;
+/* Run case c as TAP test number num; returns its outcome (TODO: PASS). */
+int dt_run_case(int num, const struct dt_test *t, const struct dt_case *c,
+		const struct dt_target *tgt, const struct dt_options *o);
+
+#endif /* DT_CORE_INTERNAL_H */

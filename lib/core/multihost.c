@@ -12,13 +12,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "coord.h"
-#include "internal.h"
-
-struct dt_coord *dt_coord_handle;
+#include "coord/coord.h"
+#include "core/internal.h"
 
 /* values posted per chunk: below the coordinator's 1 MiB limit */
 #define CHUNK (768 * 1024)
+
+bool dt_leader(const struct dt_run *r)
+{
+	return r->host == 0;
+}
 
 bool dt_mh_active(void)
 {

@@ -18,9 +18,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "core/internal.h"
 
 const char *dt_hang_op;
+double dt_op_timeout;
 
 struct pool {
 	struct dt_run *r;
@@ -63,11 +64,6 @@ void dt_workers_fini_run(struct dt_run *r)
 {
 	(void)r;
 	dt_history_free(&setup_worker.hist);
-}
-
-bool dt_leader(const struct dt_run *r)
-{
-	return r->host == 0;
 }
 
 struct dt_worker *dt_setup_worker(struct dt_run *r)

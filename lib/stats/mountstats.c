@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Parser of /proc/self/mountstats (see mountstats.h).  Pure string work
- * except dt_mountstats_slurp(); t/mountstats_parse.c feeds it a sample
+ * except dt_mountstats_slurp(); t/stats/mountstats_parse.c feeds it a sample
  * captured from the tier-2 lab's client guests.
  */
 #define _GNU_SOURCE
@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "mountstats.h"
+#include "stats/mountstats.h"
 
 /* Undo the kernel's seq_escape: "\ooo" (three octal digits) -> a byte. */
 static int unescape(const char *s, size_t n, char *out, size_t len)

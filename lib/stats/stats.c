@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stats.h"
+#include "stats/stats.h"
 
 /* ---- histogram ------------------------------------------------------------ */
 

@@ -6,8 +6,14 @@
  * continuity correction), the Hodges-Lehmann shift, a seeded bootstrap
  * interval, and a verdict (regression / improvement / no change).
  *
- * Everything here is pure (no I/O, no global state): t/stats_*.c feed it
+ * Everything here is pure (no I/O, no global state): t/stats/ feeds it
  * hand-computed data.
+ *
+ * Layer "stats" (this header is its front page): measurement that knows
+ * nothing of tests or runs: these statistics, the metrics file and its
+ * JSON writer (metrics.h), and the parser of the NFS client's
+ * /proc/self/mountstats (mountstats.h).  May call: base and libc.  The
+ * perf engine that fills metrics from worker loops is core's (core/perf.h).
  */
 #ifndef DENTRACE_STATS_H
 #define DENTRACE_STATS_H

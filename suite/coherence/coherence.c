@@ -47,7 +47,6 @@
 #include <time.h>
 
 #include "dentrace.h"
-#include "oracle_coherence.h"
 
 /* changes per case: at most, and at least whatever the duration */
 #define MAX_REPS 100

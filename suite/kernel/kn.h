@@ -27,7 +27,6 @@
 #include <unistd.h>
 
 #include "dentrace.h"
-#include "mountstats.h"
 
 #define KN_NFS_SUPER_MAGIC 0x6969
 

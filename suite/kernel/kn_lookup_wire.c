@@ -28,7 +28,6 @@
 #include <sys/syscall.h>
 
 #include "kn.h"
-#include "oracle_coherence.h"
 
 #define MAX_ROUNDS 64
 

@@ -16,7 +16,6 @@
 #include <errno.h>
 
 #include "dentrace.h"
-#include "oracle_coherence.h"
 
 #define NAMES 200
 /* one lookup in ABSENT_EVERY asks for a name nobody creates */

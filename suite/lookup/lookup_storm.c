@@ -12,7 +12,6 @@
 #include <errno.h>
 
 #include "dentrace.h"
-#include "oracle_coherence.h"
 
 /* rounds are lock-stepped and judged per name: a few hundred suffice */
 #define MAX_ROUNDS 300

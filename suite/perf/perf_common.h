@@ -13,7 +13,6 @@
 #include <string.h>
 
 #include "dentrace.h"
-#include "metrics.h"
 
 /* An integer knob from the environment, def when unset or bad. */
 static inline long perf_env_long(const char *name, long def, long lo, long hi)

@@ -7,7 +7,7 @@
  * "own_dir": each thread in its own directory, the no-contention
  * reference.
  *
- * Knobs: the engine's (lib/metrics.h).
+ * Knobs: the engine's (lib/core/perf.h).
  */
 #include "perf_common.h"
 

@@ -7,7 +7,7 @@
  * negative lookups of names that never exist.
  *
  * Knobs: DT_PERF_NAMES (names in the directory, default 256), and the
- * engine's (lib/metrics.h).
+ * engine's (lib/core/perf.h).
  */
 #include "perf_common.h"
 

@@ -7,7 +7,7 @@
  * listing; each listing's length is checked.
  *
  * Knobs: DT_PERF_ENTRIES (entries in the directory, default 256), and
- * the engine's (lib/metrics.h).
+ * the engine's (lib/core/perf.h).
  */
 #include "perf_common.h"
 

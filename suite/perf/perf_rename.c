@@ -4,7 +4,7 @@
  * forth (a -> b, b -> a) in one shared directory, so every rename takes
  * the directory lock exclusive and the rename seqlock.
  *
- * Knobs: the engine's (lib/metrics.h).
+ * Knobs: the engine's (lib/core/perf.h).
  */
 #include "perf_common.h"
 

@@ -10,7 +10,7 @@
  * creating "client" is the same kernel and the stats are cache hits.
  *
  * Knobs: DT_PERF_ENTRIES (names per point, default 256), and the
- * engine's (lib/metrics.h).
+ * engine's (lib/core/perf.h).
  */
 #include "perf_common.h"
 

@@ -27,7 +27,6 @@
 #include <string.h>
 
 #include "dentrace.h"
-#include "oracle_race.h"
 
 /* rounds are lock-stepped and judged per name: a few hundred suffice */
 #define MAX_ROUNDS 300

@@ -30,7 +30,6 @@
 #include <string.h>
 
 #include "dentrace.h"
-#include "oracle_race.h"
 
 /* rounds are lock-stepped and judged per file: a few hundred suffice */
 #define MAX_ROUNDS 300

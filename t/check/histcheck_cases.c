@@ -11,7 +11,7 @@
 #include <inttypes.h>
 
 #include "oracle_ev.h"
-#include "histcheck.h"
+#include "check/histcheck.h"
 
 #define SETUP 0xffff
 

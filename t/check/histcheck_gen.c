@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * dt_check_history on generated histories (t/histgen.h): linearizable by
+ * dt_check_history on generated histories (t/check/histgen.h): linearizable by
  * construction, so every one must be judged consistent, at every
  * concurrency, with and without renames, and one of at least 100 000 ops.
  * Then mutants: one event changed so that the history is provably wrong
@@ -26,7 +26,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
-#include "histcheck.h"
+#include "check/histcheck.h"
 #include "histgen.h"
 #include "tap.h"
 

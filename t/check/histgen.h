@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * A generator of histories that are linearizable by construction, for the
- * history checker's self-test (t/histcheck_gen.c) and its benchmark (the
+ * history checker's self-test (t/check/histcheck_gen.c) and its benchmark (the
  * same file built with -DHISTCHECK_BENCH).
  *
  * T threads issue random ops on a small set of paths in one directory

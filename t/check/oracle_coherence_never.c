@@ -5,7 +5,7 @@
  * under a renamed directory are not its business.
  */
 #include "oracle_ev.h"
-#include "oracle_coherence.h"
+#include "check/oracle_coherence.h"
 
 static size_t look(struct dt_history *h, const char *name, int result,
 		   uint64_t fid, uint64_t s, uint64_t e)

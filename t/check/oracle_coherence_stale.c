@@ -8,7 +8,7 @@
 #include <time.h>
 
 #include "oracle_ev.h"
-#include "oracle_coherence.h"
+#include "check/oracle_coherence.h"
 
 #define X "s/d/x"
 #define Y "s/d/y"

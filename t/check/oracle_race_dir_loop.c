@@ -6,7 +6,7 @@
  * winning would be a loop, cut off from the tree.
  */
 #include "oracle_ev.h"
-#include "oracle_race.h"
+#include "check/oracle_race.h"
 
 #define A "s/A.1"
 #define B "s/B.1"

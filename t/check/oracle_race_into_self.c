@@ -4,7 +4,7 @@
  * itself fails with EINVAL, and nothing else.
  */
 #include "oracle_ev.h"
-#include "oracle_race.h"
+#include "check/oracle_race.h"
 
 int main(void)
 {

@@ -5,7 +5,7 @@
  * gone and the file sits under the winner's name only.
  */
 #include "oracle_ev.h"
-#include "oracle_race.h"
+#include "check/oracle_race.h"
 
 #define SRC "s/src.3"
 #define FID 7

@@ -4,7 +4,7 @@
  * readable, whole, until it is closed.
  */
 #include "oracle_ev.h"
-#include "oracle_race.h"
+#include "check/oracle_race.h"
 
 #define P "s/f."
 #define F0 "s/f.0.0"

@@ -550,7 +550,7 @@ static void hot_name(void)
  * mutation), on small arbitrary histories (not necessarily correct ones:
  * random answers, zero-length intervals, equal timestamps everywhere).
  * dt_oracle_name_lifetime must count exactly what the definition in
- * lib/oracle.c counts.
+ * lib/check/oracle.c counts.
  */
 struct bm {
 	uint64_t s, e, fid;

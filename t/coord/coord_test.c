@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Self-test of the coordination protocol: coordd plus lib/coord_client.c,
+ * Self-test of the coordination protocol: coordd plus lib/coord/client.c,
  * several client processes on 127.0.0.1, TAP on stdout.
  *
  *   coord_test [-d PATH_TO_COORDD] [-H hosts] [-n barriers]
@@ -34,7 +34,7 @@
 
 #include <rpc/rpc.h>
 
-#include "coord.h"
+#include "coord/coord.h"
 #include "coord_prot.h"
 
 #define MAX_HOSTS	8

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Bad input ends in one clear message and a documented exit status, in
-# bounded time, without touching anything (TAP).  What t/harness.sh already
+# bounded time, without touching anything (TAP).  What t/core/harness.sh already
 # checks (--threads 0, --duration -1, unknown case and tag, 'nfs://',
 # a relative directory, an unmarked local directory) is not repeated here.
 #
@@ -27,7 +27,7 @@
 
 # shellcheck disable=SC2034 # the snapshots are read in the t conditions
 set -uo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${DT_BUILD:-$root/build}
 bin=$build/bin/lookup_storm
 tmp=$(mktemp -d /tmp/dt-badinput.XXXXXX)

@@ -5,7 +5,7 @@
 # the hard timeout turning hangs into failures with evidence, sweeping of a
 # dead run's scratch, expected failures as TODO.
 set -uo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
 bin=${DT_BUILD:-$root/build}/bin/lookup_storm
 tmp=$(mktemp -d /tmp/dt-harness.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT

@@ -10,7 +10,7 @@
 #include <math.h>
 #include <time.h>
 
-#include "metrics.h"
+#include "core/perf.h"
 #include "tap.h"
 
 static uint64_t mono(void)

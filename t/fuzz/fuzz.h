@@ -3,7 +3,7 @@
  * Shared glue of the fuzz targets in t/fuzz/.
  *
  * Every target is one C file with a libFuzzer entry point.  The same file is
- * also compiled into t/fuzz_replay.c (plain cc, `make check`), which defines
+ * also compiled into t/fuzz/fuzz_replay.c (plain cc, `make check`), which defines
  * DT_FUZZ_ENTRY and DT_FUZZ_INIT to unique names before including it and
  * feeds it the saved inputs under t/fuzz/regress/ and t/fuzz/corpus/.
  *

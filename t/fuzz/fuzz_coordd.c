@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Fuzz the coordinator's request path (lib/coordd.c): record marking,
+ * Fuzz the coordinator's request path (lib/coord/coordd.c): record marking,
  * RPC call decoding, the token check and every handler (JOIN, BARRIER,
  * CLOCK, POST, FETCH, SKEW, LEAVE), with up to four connections in one
  * run so that handlers see each other's state (hosts joined, barriers
@@ -44,7 +44,7 @@ static FILE *cd_log;
 #undef stderr
 #define stderr cd_log
 #define main dt_coordd_main
-#include "coordd.c"
+#include "coord/coordd.c"
 #undef main
 #undef stderr
 #define stderr stderr

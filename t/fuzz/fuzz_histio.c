@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Fuzz dt_history_decode() (lib/histio.c): in a multi-host run every host
+ * Fuzz dt_history_decode() (lib/check/histio.c): in a multi-host run every host
  * decodes the histories the other hosts posted to the coordinator, so the
  * bytes come from the network.
  *

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Fuzz the option parsing of dt_main() (lib/harness.c) without running a
+ * Fuzz the option parsing of dt_main() (lib/core/main.c) without running a
  * case or touching a target.
  *
  * Input: the arguments, separated by NUL bytes (at most OP_MAX_ARGS).  The

@@ -29,25 +29,25 @@
 
 #define DT_FUZZ_ENTRY fuzz_target_parse_one
 #define DT_FUZZ_INIT fuzz_target_parse_init
-#include "fuzz/fuzz_target_parse.c"
+#include "fuzz_target_parse.c"
 #undef DT_FUZZ_ENTRY
 #undef DT_FUZZ_INIT
 
 #define DT_FUZZ_ENTRY fuzz_histio_one
 #define DT_FUZZ_INIT fuzz_histio_init
-#include "fuzz/fuzz_histio.c"
+#include "fuzz_histio.c"
 #undef DT_FUZZ_ENTRY
 #undef DT_FUZZ_INIT
 
 #define DT_FUZZ_ENTRY fuzz_options_one
 #define DT_FUZZ_INIT fuzz_options_init
-#include "fuzz/fuzz_options.c"
+#include "fuzz_options.c"
 #undef DT_FUZZ_ENTRY
 #undef DT_FUZZ_INIT
 
 #define DT_FUZZ_ENTRY fuzz_coordd_one
 #define DT_FUZZ_INIT fuzz_coordd_init
-#include "fuzz/fuzz_coordd.c"
+#include "fuzz_coordd.c"
 #undef DT_FUZZ_ENTRY
 #undef DT_FUZZ_INIT
 

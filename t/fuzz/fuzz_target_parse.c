@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * Fuzz dt_target_parse() (lib/target.c): the --target spec comes straight
+ * Fuzz dt_target_parse() (lib/backend/target.c): the --target spec comes straight
  * from the command line or $DT_TARGET.
  *
  * Input: the spec bytes (a NUL inside ends the C string early, as it would

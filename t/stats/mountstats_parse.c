@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * lib/mountstats.c: the /proc/self/mountstats parser, fed a sample captured
+ * lib/stats/mountstats.c: the /proc/self/mountstats parser, fed a sample captured
  * in a tier-2 client guest (Debian 6.1 kernel: `lab/klab exec c1 cat
  * /proc/self/mountstats` after one stat on the v4 mount), plus hand-made
  * blocks for what the capture lacks: an escaped mount point, two mounts
@@ -10,7 +10,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "mountstats.h"
+#include "stats/mountstats.h"
 #include "tap.h"
 
 /* captured: three non-NFS mounts, v3 (defaults), v4.2, v4.2 lookupcache=pos */

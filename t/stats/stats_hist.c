@@ -5,7 +5,7 @@
  */
 #include <math.h>
 
-#include "stats.h"
+#include "stats/stats.h"
 #include "tap.h"
 
 static struct dt_hist h1, h2, h3;

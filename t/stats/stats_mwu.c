@@ -7,7 +7,7 @@
 #include <errno.h>
 #include <math.h>
 
-#include "stats.h"
+#include "stats/stats.h"
 #include "tap.h"
 
 #define N(x) (sizeof(x) / sizeof((x)[0]))

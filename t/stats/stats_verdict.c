@@ -5,7 +5,7 @@
  */
 #include <math.h>
 
-#include "stats.h"
+#include "stats/stats.h"
 #include "tap.h"
 
 static uint64_t rng = 2024;

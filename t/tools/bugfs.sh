@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Self-test of lab/bugfs, the bug-injecting FUSE target of lab/mutation: the
+# Self-test of tools/bugfs, the bug-injecting FUSE target of lab/mutation: the
 # clean passthrough behaves, the control file switches bugs at run time,
 # and each bug shows its symptom directly, by shell commands (the suite's
 # verdicts on them are lab/mutation's business).  Also shows, with a second
@@ -11,7 +11,7 @@
 # mount namespace; leaves no mount and no daemon.  Skips without root,
 # /dev/fuse or build/bin/bugfs.
 set -uo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${DT_BUILD:-$root/build}
 bugfs=$build/bin/bugfs
 

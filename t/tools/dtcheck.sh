@@ -5,7 +5,7 @@
 # out of budget 4, bad input 65 with one line naming file:line, bad usage
 # 64; several files of one run are merged and duplicate events dropped.
 set -uo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
 bin=${DT_BUILD:-$root/build}/bin/dtcheck
 tmp=$(mktemp -d /tmp/dt-dtcheck.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * lab/dtcompare end to end: synthetic perf metrics lines for a baseline
+ * tools/dtcompare end to end: synthetic perf metrics lines for a baseline
  * and candidates (same, 10% slower, 10% faster), the TAP it prints and
  * its exit status.  Needs $DT_BUILD/bin/dtcompare (default build/).
  */
@@ -10,7 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "metrics.h"
+#include "stats/metrics.h"
 #include "tap.h"
 
 static uint64_t rng = 77;

@@ -1594,7 +1594,7 @@ static void usage(const char *prog)
 	       "bugs:", prog);
 	for (i = 0; i < B__COUNT; i++)
 		printf(" %s", bug_names[i]);
-	printf("\ncontrol file: MOUNTPOINT/%s (see lab/bugfs/bugfs.c)\n",
+	printf("\ncontrol file: MOUNTPOINT/%s (see tools/bugfs/bugfs.c)\n",
 	       CTL_NAME);
 }
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * dtcheck: judge history dumps (dt_history_dump text, the files
- * --history-dir leaves) with the general history checker (lib/histcheck.h).
+ * --history-dir leaves) with the general history checker (lib/check/histcheck.h).
  *
  *   dtcheck [--stale MS] [--skew MS] [--budget N] [--accept-errors]
  *           [--quiet] FILE...          ("-" reads stdin)
@@ -25,8 +25,8 @@
 #include <time.h>
 
 #include "dentrace.h"
-#include "errname.h"
-#include "histcheck.h"
+#include "base/errname.h"
+#include "check/histcheck.h"
 
 #define EXIT_VIOLATION 1
 #define EXIT_NOMEM 2

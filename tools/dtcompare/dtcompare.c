@@ -4,7 +4,7 @@
  *
  *   dtcompare [options] BASELINE.jsonl CANDIDATE.jsonl
  *
- * Both files hold "perf" metrics lines (lib/metrics.h; a baseline is the
+ * Both files hold "perf" metrics lines (lib/core/perf.h; a baseline is the
  * raw lines of earlier runs, reports/baselines/<target>/<test>.jsonl).
  * Lines are grouped by key: test, case, op, threads, target label and
  * config ($DT_PERF_CONFIG when measured).  For every key present in both
@@ -57,8 +57,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "metrics.h"
-#include "stats.h"
+#include "stats/metrics.h"
+#include "stats/stats.h"
 
 #define EXIT_REGRESSION	1
 #define EXIT_BAD	2

@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Layer "backend": how a test reaches its target.
+ *
+ * Offers the ops table every recorded operation goes through, its two
+ * implementations (POSIX calls on a directory: any mounted filesystem, a
+ * kernel NFS mount; libnfs: an nfs:// URL, no mount, NFSv3 or NFSv4.0),
+ * --target parsing, and removal of a tree through the ops (scratch
+ * cleanup).
+ *
+ * May call: base.  A backend records nothing and judges nothing: the
+ * workers (core) record what it answered, the oracles (check) judge it.
+ */
+#ifndef DT_BACKEND_H
+#define DT_BACKEND_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "base/base.h"
+
+/* Marker that makes a directory a dentrace target / a scratch dir. */
+#define DT_TARGET_MARKER ".dentrace-target"
+#define DT_SCRATCH_PREFIX "dentrace."
+
+/* What a backend reports about a name. */
+struct dt_stat {
+	uint64_t fileid;	/* inode number / NFS fileid */
+	uint32_t mode;		/* S_IFMT | permission bits */
+	uint32_t nlink;
+	uint64_t size;
+};
+
+struct dt_conn;		/* one backend connection; one per thread */
+struct dt_file;		/* an open file on a connection */
+struct dt_target;
+
+/*
+ * The backend ops table.  Paths are relative to the target root and never
+ * start with '/'.  Every op returns 0 (pread/pwrite: a byte count) or -errno.
+ */
+struct dt_backend_ops {
+	const char *name;			/* "posix", "libnfs" */
+	int (*connect)(const struct dt_target *t, struct dt_conn **out);
+	void (*disconnect)(struct dt_conn *c);
+	int (*lookup)(struct dt_conn *c, const char *path, struct dt_stat *st);
+	/* create a regular file; excl => O_EXCL; the file is closed again */
+	int (*create)(struct dt_conn *c, const char *path, bool excl,
+		      struct dt_stat *st);
+	int (*mkdir)(struct dt_conn *c, const char *path);
+	int (*rmdir)(struct dt_conn *c, const char *path);
+	int (*unlink)(struct dt_conn *c, const char *path);
+	int (*rename)(struct dt_conn *c, const char *from, const char *to);
+	int (*link)(struct dt_conn *c, const char *from, const char *to);
+	/* full listing without "." and ".."; appends to *out */
+	int (*readdir)(struct dt_conn *c, const char *path,
+		       struct dt_dirlist *out);
+	int (*open)(struct dt_conn *c, const char *path, int flags,
+		    struct dt_file **f);
+	ssize_t (*pread)(struct dt_conn *c, struct dt_file *f, void *buf,
+			 size_t len, uint64_t off);
+	ssize_t (*pwrite)(struct dt_conn *c, struct dt_file *f,
+			  const void *buf, size_t len, uint64_t off);
+	int (*close)(struct dt_conn *c, struct dt_file *f);
+};
+
+extern const struct dt_backend_ops dt_posix_ops;
+extern const struct dt_backend_ops dt_libnfs_ops;
+
+/*
+ * --target: a directory ("/mnt/x" or "posix:/mnt/x") or an NFS URL
+ * "nfs://host[:port]/export?version=3|4[&nfsport=N][&mountport=N]".
+ */
+struct dt_target {
+	const struct dt_backend_ops *ops;
+	char spec[DT_PATH_MAX];		/* as given */
+	char root[DT_PATH_MAX];		/* posix: directory; nfs: export */
+	char server[256];		/* nfs only */
+	int nfs_version;		/* 3 or 4; 0 for posix */
+	int nfsport, mountport;		/* 0 = ask the portmapper */
+	char label[64];			/* short name for reports: posix, nfs3 */
+};
+
+/* Parse spec into *t; on error fill err and return -EINVAL. */
+int dt_target_parse(const char *spec, struct dt_target *t, char *err,
+		    size_t errlen);
+
+/* Remove path and everything below it on c; 0 or -errno. */
+int dt_remove_tree(const struct dt_backend_ops *ops, struct dt_conn *c,
+		   const char *path);
+
+#endif /* DT_BACKEND_H */

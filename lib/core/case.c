@@ -1,0 +1,373 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * One case: the parent forks a child (own process group, hard timeout)
+ * and prints TAP from what the child left in shared memory.  The child
+ * connects to the target, makes its scratch directory, runs the case,
+ * judges the history and removes the scratch directory again.  If the
+ * child dies or hangs, the parent kills its group and sweeps the scratch
+ * directory from a fresh child of its own.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "coord/coord.h"
+#include "core/internal.h"
+
+
+/*
+ * --check-history: the general checker on everything the case recorded.
+ * A violation fails the case like an oracle, with the shrunk
+ * counterexample as a YAML block; inconclusive is a diag, not a failure.
+ */
+static void check_history(struct dt_run *r, const struct dt_check_opts *opts,
+			  int case_timeout)
+{
+	struct dt_check_opts co = *opts;
+	struct dt_check_result res;
+	uint64_t t0 = dt_now_ns();
+	int rc;
+
+	/*
+	 * Every host of a multi-host run holds the same merged history: one
+	 * judge is enough, and the others' CPU stays with their own work.
+	 */
+	if (dt_mh_active() && !dt_leader(r)) {
+		dt_diag(r, "history_check", "judged by the leader host");
+		return;
+	}
+	/* a search out of time is inconclusive, never the case's timeout */
+	co.deadline_ns = t0 + (uint64_t)case_timeout * 1000000000ull / 4;
+	rc = dt_check_history(&r->hist, &co, &res);
+
+	dt_diag(r, "history_check", "%s: %zu events, %zu judged, %zu not "
+		"judged, %zu components, %.3f s", dt_check_status_name(rc),
+		res.events, res.judged, res.not_judged, res.components,
+		(double)(dt_now_ns() - t0) / 1e9);
+	if (rc == DT_CHECK_VIOLATION) {
+		dt_fail_verdict(r, "history checker", &res.verdict);
+		if (res.cex_text)
+			dt_diag_block("history_counterexample", res.cex_text);
+	} else if (rc != DT_CHECK_CONSISTENT) {
+		dt_diag(r, "history_check_inconclusive", "%s",
+			res.verdict.what);
+	}
+	dt_check_result_free(&res);
+}
+
+static void case_child(const struct dt_test *t, const struct dt_case *c,
+		       const struct dt_target *tgt, const struct dt_options *o)
+{
+	struct dt_run r = {
+		.test = t, .tcase = c, .target = tgt,
+		.threads = o->threads ? o->threads : t->threads,
+		.duration = o->duration > 0 ? o->duration : t->duration,
+		.iterations = o->iterations ? o->iterations : DT_DEFAULT_ITERATIONS,
+		.seed = o->seed, .host = o->host, .nhosts = o->nhosts,
+		.hang_op = o->hang_op,
+	};
+	int rc;
+
+	if (r.threads <= 0)
+		r.threads = 4;
+	if (r.duration <= 0)
+		r.duration = 2;
+	dt_hang_op = o->hang_op;
+	if (o->hang_op && !strcmp(o->hang_op, "case")) {
+		/* debug knob: hang outside any op to prove the hard timeout */
+		for (;;)
+			pause();
+	}
+	if ((t->needs & DT_NEED_POSIX) && tgt->ops != &dt_posix_ops)
+		dt_skip(&r, "needs a POSIX path target (got %s)", tgt->label);
+	if ((t->needs & (DT_NEED_LINK | DT_NEED_OPEN)) && !tgt->ops->link)
+		dt_skip(&r, "backend %s lacks link/open", tgt->ops->name);
+
+	rc = tgt->ops->connect(tgt, &r.conn);
+	if (rc < 0)
+		dt_broken(&r, "connect to %s: %s", tgt->spec, dt_strerr(rc));
+	snprintf(r.scratch, sizeof(r.scratch), DT_SCRATCH_PREFIX "%s.%d.%s.%s",
+		 dt_short_hostname(), (int)getpid(), t->name, c->name);
+	if (dt_leader(&r)) {
+		rc = tgt->ops->mkdir(r.conn, r.scratch);
+		if (rc < 0)
+			dt_broken(&r, "mkdir scratch %s on %s: %s", r.scratch,
+				  tgt->spec, dt_strerr(rc));
+	}
+	/* in a multi-host run everyone works in the leader's scratch dir */
+	if (dt_mh_active())
+		dt_mh_share_scratch(&r);
+	dt_diag(&r, "scratch", "%s", r.scratch);
+	dt_workers_init_run(&r);
+	if (t->setup)
+		t->setup(&r);
+	c->run(&r);
+	if (o->check_history && r.hist.n)
+		check_history(&r, &o->check_opts,
+			      o->timeout ? o->timeout :
+			      (t->timeout ? t->timeout : 60));
+	if (r.failures && o->history_dir && r.hist.n) {
+		char path[DT_PATH_MAX];
+
+		snprintf(path, sizeof(path), "%s/%s.%s.host%d.hist",
+			 o->history_dir, t->name, c->name, r.host);
+		rc = dt_history_dump(&r.hist, path);
+		dt_diag(&r, "history", "%s%s", path,
+			rc < 0 ? " (could not be written)" : "");
+	}
+	if (t->cleanup)
+		t->cleanup(&r);
+	if (dt_mh_active()) {
+		/* nobody may still work in it when the leader removes it */
+		dt_mh_barrier(&r, "end");
+		dt_mh_report_skew(&r);
+	}
+	rc = dt_leader(&r) ? dt_remove_tree(tgt->ops, r.conn, r.scratch) : 0;
+	if (rc < 0)
+		dt_broken(&r, "remove scratch %s: %s", r.scratch,
+			  dt_strerr(rc));
+	dt_workers_fini_run(&r);
+	dt_history_free(&r.hist);
+	tgt->ops->disconnect(r.conn);
+	dt_case_exit(DT_PASS);
+}
+
+/* Remove a killed case's scratch dir from a bounded child of our own. */
+static void sweep_after_kill(const struct dt_target *tgt, pid_t casepid,
+			     const struct dt_test *t, const struct dt_case *c)
+{
+	pid_t p = fork();
+
+	if (p == 0) {
+		struct dt_conn *conn;
+		char path[DT_PATH_MAX];
+
+		setpgid(0, 0);
+		if (tgt->ops->connect(tgt, &conn) < 0)
+			_exit(1);
+		snprintf(path, sizeof(path), DT_SCRATCH_PREFIX "%s.%d.%s.%s",
+			 dt_short_hostname(), (int)casepid, t->name, c->name);
+		_exit(dt_remove_tree(tgt->ops, conn, path) < 0);
+	}
+	if (p < 0)
+		return;
+	/* even when dt_interrupted: a bounded sweep, then the run stops */
+	if (dt_wait_deadline(p, dt_now_ns() + 20ull * 1000000000ull, false) < 0) {
+		dt_kill_group(p);
+		printf("# could not sweep scratch of pid %d in 20 s; the next "
+		       "run sweeps it\n", (int)casepid);
+	}
+}
+
+/* ---- expected failures -------------------------------------------------- */
+
+/*
+ * xfail file: "<target-label|*> <test>[.<case>] <reason...>" per line,
+ * '#' comments.  Returns the reason for a match, or NULL.
+ */
+static const char *xfail_reason(const char *file, const char *label,
+				const char *test, const char *tcase)
+{
+	static char reason[512];
+	char line[1024], want[256];
+	FILE *f;
+
+	if (!file || !(f = fopen(file, "r")))
+		return NULL;
+	snprintf(want, sizeof(want), "%s.%s", test, tcase);
+	const char *found = NULL;
+	while (!found && fgets(line, sizeof(line), f)) {
+		char tl[128], name[256];
+		int off = 0;
+
+		if (line[0] == '#' ||
+		    sscanf(line, "%127s %255s %n", tl, name, &off) < 2)
+			continue;
+		if (strcmp(tl, "*") && strcmp(tl, label))
+			continue;
+		if (strcmp(name, test) && strcmp(name, want))
+			continue;
+		snprintf(reason, sizeof(reason), "%s", line + off);
+		reason[strcspn(reason, "\n")] = 0;
+		found = reason;
+	}
+	fclose(f);
+	return found;
+}
+
+/* ---- the parent -------------------------------------------------------- */
+
+/*
+ * A case child killed in the middle of a coordinator call leaves the
+ * shared connection in an unknown state: tell the others we are gone (so
+ * their barriers fail naming us instead of timing out) and stop using it.
+ */
+const char *dt_coord_lost;
+
+static void leave_run(const char *why)
+{
+	static char reason[160];
+
+	if (!dt_coord_handle)
+		return;
+	snprintf(reason, sizeof(reason), "%s", why);
+	dt_coord_leave_reason(dt_coord_handle, reason);
+	dt_coord_handle = NULL;
+	dt_coord_lost = reason;
+}
+
+/*
+ * "not ok" with the reason and, for a known failure, the TODO directive.
+ * TAP reads a directive only right after the first unescaped '#', so with
+ * a TODO the reason goes in the description, its '#'s escaped; without,
+ * it stays a comment after the name ("# BROKEN: ...").
+ */
+static void print_not_ok(int num, const char *name, const char *kind,
+			 const char *reason, const char *xf)
+{
+	printf("not ok %d - %s", num, name);
+	if (!xf) {
+		if (*kind || *reason)
+			printf(" # %s%s", kind, reason);
+		putchar('\n');
+		return;
+	}
+	if (*kind || *reason) {
+		printf(" (%s", kind);
+		for (const char *p = reason; *p; p++) {
+			if (*p == '#' || *p == '\\')
+				putchar('\\');
+			putchar(*p);
+		}
+		putchar(')');
+	}
+	printf(" # TODO %s\n", xf);
+}
+
+int dt_run_case(int num, const struct dt_test *t, const struct dt_case *c,
+		    const struct dt_target *tgt, const struct dt_options *o)
+{
+	const char *xf = xfail_reason(o->xfail, tgt->label, t->name, c->name);
+	uint64_t t0 = dt_now_ns();
+	int timeout = o->timeout ? o->timeout : (t->timeout ? t->timeout : 60);
+	int outcome, status;
+	bool need_sweep = false;
+	char evidence[16384] = "";
+
+	memset(dt_shared, 0, sizeof(*dt_shared));
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid < 0) {
+		printf("not ok %d - %s.%s # fork: %s\n", num, t->name, c->name,
+		       strerror(errno));
+		return DT_BROKEN;
+	}
+	if (pid == 0) {
+		setpgid(0, 0);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		/* a case never outlives its harness (kill -9 of the run) */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		case_child(t, c, tgt, o);
+	}
+	setpgid(pid, pid);
+	status = dt_wait_deadline(pid, t0 + (uint64_t)timeout * 1000000000ull,
+			       true);
+	if (status == -ETIMEDOUT || status == -EINTR) {
+		/* now, before leaving the run can take its own time */
+		uint64_t waiting = __atomic_load_n(&dt_shared->waiting_since_ns,
+						   __ATOMIC_ACQUIRE);
+		double waited_s = waiting ? (double)(dt_now_ns() - waiting) / 1e9
+					  : 0;
+
+		dt_collect_stacks(pid, 0, evidence, sizeof(evidence));
+		dt_kill_group(pid);
+		leave_run(dt_fmt("%s.%s killed", t->name, c->name));
+		need_sweep = true;
+		/* a hang is the system's failure; an interrupt gives no verdict */
+		outcome = status == -ETIMEDOUT ? DT_FAIL : DT_BROKEN;
+		if (status == -ETIMEDOUT && waiting) {
+			/* another host, not the system under test, is late */
+			outcome = DT_BROKEN;
+			snprintf(dt_shared->reason, sizeof(dt_shared->reason),
+				 "no verdict within the %d s timeout: waited "
+				 "%.1f s at multi-host barrier '%s' for a host "
+				 "that never arrived", timeout, waited_s,
+				 dt_shared->waiting_at);
+		} else if (status == -ETIMEDOUT)
+			snprintf(dt_shared->reason, sizeof(dt_shared->reason),
+				 "hung: no verdict within the %d s timeout",
+				 timeout);
+		else
+			snprintf(dt_shared->reason, sizeof(dt_shared->reason),
+				 "dt_interrupted by signal %d", dt_interrupted);
+	} else if (WIFSIGNALED(status)) {
+		leave_run(dt_fmt("%s.%s died", t->name, c->name));
+		need_sweep = true;
+		outcome = DT_BROKEN;
+		snprintf(dt_shared->reason, sizeof(dt_shared->reason),
+			 "case process died of signal %d (%s)",
+			 WTERMSIG(status), strsignal(WTERMSIG(status)));
+	} else {
+		if (dt_coord_handle && dt_shared->coord_synced)
+			dt_coord_sync_set(dt_coord_handle,
+					  dt_shared->coord_sync);
+		outcome = WEXITSTATUS(status);
+		if (outcome > DT_SKIP) {
+			snprintf(dt_shared->reason, sizeof(dt_shared->reason),
+				 "case process exited %d", outcome);
+			outcome = DT_BROKEN;
+		}
+		/* a case that ended early (skip, broken, watchdog) left it */
+		need_sweep = outcome != DT_PASS;
+	}
+
+	double secs = (double)(dt_now_ns() - t0) / 1e9;
+	const char *name = dt_fmt("%s.%s", t->name, c->name);
+	switch (outcome) {
+	case DT_PASS:
+		printf("ok %d - %s%s%s\n", num, name, xf ? " # TODO " : "",
+		       xf ? xf : "");
+		break;
+	case DT_SKIP:
+		printf("ok %d - %s # SKIP %s\n", num, name, dt_shared->reason);
+		break;
+	case DT_BROKEN:
+	default:
+		print_not_ok(num, name, outcome == DT_BROKEN ? "BROKEN: " : "",
+			     dt_shared->reason, xf);
+		break;
+	}
+	if (outcome == DT_FAIL || outcome == DT_BROKEN || !o->quiet) {
+		static const char *names[] = { "pass", "fail", "broken",
+					       "skip" };
+
+		printf("  ---\n  outcome: %s\n  target: %s\n"
+		       "  duration_s: %.3f\n",
+		       names[outcome], dt_yaml_quote(tgt->spec), secs);
+		if (xf)
+			printf("  known_failure: %s\n", dt_yaml_quote(xf));
+		fwrite(dt_shared->fail, 1, dt_shared->fail_len, stdout);
+		fwrite(dt_shared->diag, 1, dt_shared->diag_len, stdout);
+		if (evidence[0]) {
+			dt_shared->diag_len = 0;
+			dt_diag_block("kernel_stacks", evidence);
+			fwrite(dt_shared->diag, 1, dt_shared->diag_len,
+			       stdout);
+		}
+		printf("  ...\n");
+	}
+	fflush(stdout);
+	/* after the verdict: a silent server must not delay it */
+	if (need_sweep)
+		sweep_after_kill(tgt, pid, t, c);
+	if (xf && (outcome == DT_FAIL || outcome == DT_BROKEN))
+		return DT_PASS;
+	return outcome;
+}

@@ -1,0 +1,245 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Layer "core": the harness every test links, and the test-facing API.
+ *
+ * Offers main() of a test (dt_main: options, --list, --help, case
+ * selection, one forked process group per case under a hard timeout, a
+ * scratch directory per case that is always removed, TAP 13 with YAML),
+ * the reporting calls of a case (dt_fail, dt_broken, dt_skip, dt_diag),
+ * the workers and their watchdog, the recorded operations (dt_lookup,
+ * dt_rename, ...) that build a case's history, multi-host runs (the glue
+ * between a case and the coordinator) and the perf engine (perf.h).
+ *
+ * May call: every layer below (base, backend, check, coord, stats).
+ * Inside core the calls go one way: main.c -> prepare.c, case.c ->
+ * child.c, workers.c -> multihost.c -> report.c (t/arch/layers.sh checks it).
+ */
+#ifndef DT_CORE_H
+#define DT_CORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "backend/backend.h"
+#include "base/base.h"
+#include "check/history.h"
+#include "check/oracle.h"
+
+/* ---- outcomes and exit statuses --------------------------------------- */
+
+enum dt_outcome {
+	DT_PASS = 0,	/* the system under test behaved */
+	DT_FAIL = 1,	/* the system under test is wrong */
+	DT_BROKEN = 2,	/* setup failed: no verdict on the system */
+	DT_SKIP = 3,	/* feature or tier absent */
+};
+
+/*
+ * Exit status of a test binary: the worst outcome of its cases
+ * (FAIL > BROKEN > SKIP-only > PASS), or one of the usage statuses below.
+ */
+#define DT_EXIT_PASS	0
+#define DT_EXIT_FAIL	1
+#define DT_EXIT_BROKEN	2
+#define DT_EXIT_SKIP	3	/* every selected case skipped */
+#define DT_EXIT_USAGE	64	/* bad option, unknown case or tag */
+#define DT_EXIT_TARGET	65	/* target URL or directory rejected */
+
+/* loop bound per worker when --iterations is not given: keeps histories
+ * (about 250 bytes an op) small on fast local targets */
+#define DT_DEFAULT_ITERATIONS 20000
+
+/* ---- test descriptors -------------------------------------------------- */
+
+struct dt_run;
+
+struct dt_case {
+	const char *name;
+	void (*run)(struct dt_run *r);
+};
+
+/* what a test needs from the backend */
+#define DT_NEED_LINK	(1u << 0)
+#define DT_NEED_OPEN	(1u << 1)	/* open/read/close */
+#define DT_NEED_POSIX	(1u << 2)	/* only on a local/kernel path */
+
+struct dt_test {
+	const char *name;
+	const char *desc;
+	const char *tags;		/* space separated: quick race ... */
+	const char *guards;		/* upstream fix this test guards, or NULL */
+	unsigned needs;			/* DT_NEED_* */
+	int threads;			/* default worker count */
+	double duration;		/* default seconds of load per case */
+	int timeout;			/* hard seconds per case (default 60) */
+	const struct dt_case *cases;	/* terminated by { NULL } */
+	/* optional: run in the case child before/after run() */
+	void (*setup)(struct dt_run *r);
+	void (*cleanup)(struct dt_run *r);
+};
+
+int dt_main(const struct dt_test *t, int argc, char **argv);
+
+#define DT_TEST_MAIN(test_var)					\
+	int main(int argc, char **argv)				\
+	{							\
+		return dt_main(&(test_var), argc, argv);	\
+	}
+
+/* ---- the run context of one case -------------------------------------- */
+
+struct dt_run {
+	const struct dt_test *test;
+	const struct dt_case *tcase;
+	const struct dt_target *target;
+	struct dt_conn *conn;		/* the case's own connection */
+	char scratch[DT_PATH_MAX];	/* relative to the target root */
+	int threads;			/* --threads or test default */
+	double duration;		/* --duration or test default */
+	long iterations;		/* --iterations: bound on loops */
+	uint64_t seed;
+	int host;			/* this host's index in a multi-host run */
+	int nhosts;			/* hosts in the run (1 when alone) */
+	int failures;			/* dt_fail calls so far */
+	struct dt_history hist;		/* merged history of the last workers */
+	void *priv;			/* for the test */
+	/* test-only debug knob (--hang-op) used to prove the watchdog */
+	const char *hang_op;
+};
+
+/*
+ * Multi-host runs (--coord): every host runs the same case in the same
+ * scratch directory.  The leader (host 0) creates and removes the scratch
+ * directory and alone does the case's setup; the other hosts skip setup
+ * (guard it with dt_leader()).  dt_run_workers() starts the workers of all
+ * hosts together and leaves the merged history of all hosts in r->hist
+ * (events carry their host), so every host's oracle judges the whole run.
+ * Roles go by w->gid (e.g. gid 0 is the one writer of the run).  State
+ * shared through memory (w->arg) is per host: never base a verdict on it.
+ */
+bool dt_leader(const struct dt_run *r);
+
+/* Path inside the case's scratch dir: returns a static-per-thread buffer. */
+const char *dt_path(struct dt_run *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Same into a caller buffer. */
+void dt_pathbuf(struct dt_run *r, char *buf, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* ---- reporting from a case -------------------------------------------- */
+
+void dt_fail_at(struct dt_run *r, const char *file, int line, const char *op,
+		const char *expected, const char *observed, const char *fmt,
+		...) __attribute__((format(printf, 7, 8)));
+#define dt_fail(r, op, exp, obs, ...) \
+	dt_fail_at(r, __FILE__, __LINE__, op, exp, obs, __VA_ARGS__)
+
+/* Report an oracle's verdict as a failure (no-op when v->violations == 0). */
+void dt_fail_verdict_at(struct dt_run *r, const char *file, int line,
+			const char *oracle, const struct dt_verdict *v);
+#define dt_fail_verdict(r, oracle, v) \
+	dt_fail_verdict_at(r, __FILE__, __LINE__, oracle, v)
+
+/* End the case as BROKEN (setup failed) or SKIP.  Do not return. */
+__attribute__((noreturn, format(printf, 4, 5)))
+void dt_broken_at(struct dt_run *r, const char *file, int line,
+		  const char *fmt, ...);
+#define dt_broken(r, ...) dt_broken_at(r, __FILE__, __LINE__, __VA_ARGS__)
+__attribute__((noreturn, format(printf, 2, 3)))
+void dt_skip(struct dt_run *r, const char *fmt, ...);
+
+/* A checked setup call: rc < 0 ends the case as BROKEN naming what. */
+#define dt_must(r, rc, ...) do {					\
+	long dt__rc = (rc);						\
+	if (dt__rc < 0)							\
+		dt_broken_at(r, __FILE__, __LINE__, "%s: %s",		\
+			     dt_fmt(__VA_ARGS__), dt_strerr((int)dt__rc)); \
+} while (0)
+
+/* A diagnostic key: value line in the case's YAML block. */
+void dt_diag(struct dt_run *r, const char *key, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* dt_fmt() and dt_strerr() (base/base.h) make messages */
+
+/* ---- workers ----------------------------------------------------------- */
+
+struct dt_worker {
+	struct dt_run *run;
+	int id;				/* 0 .. n-1 on this host */
+	int nworkers;			/* workers on this host */
+	int gid;			/* run-wide: host * nworkers + id */
+	int ngworkers;			/* run-wide: nhosts * nworkers */
+	struct dt_conn *conn;		/* the worker's own connection */
+	struct dt_history hist;		/* what this worker's ops saw */
+	uint64_t rng;			/* per-worker PRNG state */
+	void *arg;
+	/* watchdog slot: the op in flight */
+	volatile int busy;
+	volatile uint64_t op_start_ns;
+	volatile uint8_t op;
+	char op_path[DT_EV_NAME];
+	pid_t tid;
+	uint64_t deadline_ns;
+	unsigned long nsync;		/* dt_worker_round calls so far */
+};
+
+typedef void (*dt_worker_fn)(struct dt_worker *w);
+
+/*
+ * Start n workers, each with its own connection, release them together
+ * from a barrier, wait for all, and merge their histories into r->hist
+ * (sorted by start time).  A worker stuck in one op longer than the
+ * watchdog limit fails the case with the op, thread, time stuck and (for
+ * POSIX targets) kernel stacks.
+ */
+void dt_run_workers(struct dt_run *r, int n, dt_worker_fn fn, void *arg);
+
+/* Loop bound: false once the run's duration passed or i >= iterations. */
+bool dt_worker_continue(struct dt_worker *w, long i);
+/*
+ * Lock-step rounds: every worker calls dt_worker_round(w, k) for k = 0, 1,
+ * ...; it waits until all workers arrived and returns the same answer to
+ * all of them: true to play round k, false when the run is over (worker 0
+ * decides from the duration and iteration bounds).  Workers released from
+ * one round start it together.  Every worker must call it the same way.
+ */
+bool dt_worker_round(struct dt_worker *w, long round);
+/*
+ * A barrier inside a round: every worker of the run (all hosts) waits for
+ * the others, and nobody ends the run here.  Use it between a round's
+ * setup and its race.
+ */
+void dt_worker_sync(struct dt_worker *w);
+/* Ask every worker of the current run to stop (e.g. the writer is done). */
+void dt_workers_stop(struct dt_run *r);
+uint64_t dt_rand(uint64_t *state);
+
+/*
+ * Recorded ops: call the backend on the worker's connection, record the
+ * event in w->hist, keep the watchdog informed.  Return as the backend.
+ */
+int dt_lookup(struct dt_worker *w, const char *path, struct dt_stat *st);
+int dt_create(struct dt_worker *w, const char *path, bool excl,
+	      struct dt_stat *st);
+int dt_mkdir(struct dt_worker *w, const char *path);
+int dt_rmdir(struct dt_worker *w, const char *path);
+int dt_unlink(struct dt_worker *w, const char *path);
+int dt_rename(struct dt_worker *w, const char *from, const char *to);
+int dt_link(struct dt_worker *w, const char *from, const char *to);
+int dt_readdir(struct dt_worker *w, const char *path);	/* records list */
+int dt_open(struct dt_worker *w, const char *path, int flags,
+	    struct dt_file **f);
+ssize_t dt_pread(struct dt_worker *w, struct dt_file *f, void *buf,
+		 size_t len, uint64_t off);
+int dt_close(struct dt_worker *w, struct dt_file *f);
+
+/*
+ * The setup worker: recorded ops from the case's main thread (thread id
+ * 0xffff) go into r->hist via this pseudo-worker.
+ */
+struct dt_worker *dt_setup_worker(struct dt_run *r);
+
+#endif /* DT_CORE_H */

@@ -1,0 +1,101 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# The architecture of lib/, checked (TAP).  libdentrace is built in layers
+# (ARCHITECTURE.md): base at the bottom; backend, check, coord and stats
+# on base only; core on all of them.  This test reads what the build made
+# and what the sources say:
+#   - symbols: every undefined dt_* (or other lib-defined) symbol of an
+#     object in build/lib/<layer>/ is defined in its own layer or in one it
+#     may call (nm over the objects);
+#   - no circle between objects (the same symbol graph, through tsort);
+#   - #include "..." lines in lib/<layer>/ name only headers of layers it
+#     may call, and never dentrace.h (the tests' header);
+# and, so that it can fail, feeds its own checks a graph with a circle and
+# an upward call and sees them refused.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+build=${DT_BUILD:-$root/build}
+n=0 bad=0
+ok() {	# ok COND-RC DESCRIPTION [DIAG]
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then echo "ok $n - $2"
+	else echo "not ok $n - $2"; bad=1; [ -n "${3:-}" ] && sed 's/^/# /' <<<"$3"; fi
+}
+
+# the layers a layer may call, itself included
+allowed() {
+	case $1 in
+	base) echo "base" ;;
+	backend|check|coord|stats) echo "$1 base" ;;
+	core) echo "core base backend check coord stats" ;;
+	gen) echo "gen" ;;	# rpcgen output: the coord layer's XDR code
+	*) echo "" ;;
+	esac
+}
+layer_of() {	# build/lib/core/case.o -> core; build/gen/x.o -> coord
+	case $1 in
+	*/gen/*) echo coord ;;
+	*) basename "$(dirname "$1")" ;;
+	esac
+}
+
+# edges "from to" between objects, from their symbol tables on stdin:
+# lines "OBJ D SYM" (defined) and "OBJ U SYM" (undefined)
+edges() {
+	awk '$2 == "D" { def[$3] = $1; next }
+	     { use[NR] = $1 " " $3 }
+	     END { for (i in use) { split(use[i], a, " ");
+		   if ((a[2] in def) && def[a[2]] != a[1]) print a[1], def[a[2]] } }' | sort -u
+}
+# offending edges among "from to" lines: a call into a layer not allowed
+upward() {
+	while read -r from to; do
+		lf=$(layer_of "$from") lt=$(layer_of "$to")
+		[[ " $(allowed "$lf") " == *" $lt "* ]] || echo "$from -> $to ($lf may not call $lt)"
+	done
+}
+circle() {	# prints tsort's complaint when the edges have a loop
+	tsort 2>&1 >/dev/null | grep -i loop
+}
+
+objs=("$build"/lib/*/*.o "$build"/gen/*.o)
+if [ ! -e "${objs[0]}" ]; then
+	echo "1..0 # SKIP no objects under $build/lib (run make first)"
+	exit 0
+fi
+echo "1..6"
+
+syms=$(for o in "${objs[@]}"; do
+	nm --defined-only -g "$o" | awk -v o="$o" 'NF == 3 { print o, "D", $3 }'
+	nm -u "$o" | awk -v o="$o" '{ print o, "U", $NF }'
+done)
+graph=$(edges <<<"$syms")
+up=$(upward <<<"$graph")
+ok "$([ -z "$up" ]; echo $?)" "every call between lib objects goes to the same layer or one below ($(wc -l <<<"$graph") edges)" "$up"
+loop=$(sed 's|.*/lib/||; s|.*/gen/|gen/|' <<<"$graph" | circle)
+ok "$([ -z "$loop" ]; echo $?)" "no circle between lib objects" "$loop"
+
+inc_bad=$(cd "$root/lib" && for f in */*.[ch]; do
+	l=${f%%/*}
+	grep -n '^#include "' "$f" | while IFS= read -r line; do
+		h=$(sed 's/.*#include "\([^"]*\)".*/\1/' <<<"$line")
+		case $h in
+		dentrace.h) echo "$f: ${line%%:*}: includes dentrace.h (the tests' header)" ;;
+		coord_prot.h) [ "$l" = coord ] || [ "$l" = core ] || echo "$f: includes $h" ;;
+		*/*) hl=${h%%/*}
+		     [[ " $(allowed "$l") " == *" $hl "* ]] || echo "$f: ${line%%:*}: $l may not include $h" ;;
+		*) echo "$f: ${line%%:*}: \"$h\" without its layer folder" ;;
+		esac
+	done
+done)
+ok "$([ -z "$inc_bad" ]; echo $?)" "#include lines in lib/ follow the layers" "$inc_bad"
+
+# the checks themselves can fail
+fake_up=$(printf '%s\n' "/b/lib/base/time.o /b/lib/core/case.o" | upward)
+ok "$([ -n "$fake_up" ]; echo $?)" "self-check: a call from base into core is refused" "$fake_up"
+fake_loop=$(printf '%s\n' "core/a.o core/b.o" "core/b.o core/c.o" "core/c.o core/a.o" | circle)
+ok "$([ -n "$fake_loop" ]; echo $?)" "self-check: a circle of three objects is found" "$fake_loop"
+fake_edges=$(printf '%s\n' "x.o D f" "y.o U f" "y.o D g" "x.o U g" | edges | circle)
+ok "$([ -n "$fake_edges" ]; echo $?)" "self-check: two objects calling each other make a circle" "$fake_edges"
+exit $bad
