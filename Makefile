@@ -74,9 +74,9 @@ $(BUILD)/gen/coord_xdr.c: $(BUILD)/gen/coord_prot.x $(BUILD)/gen/coord_prot.h
 	cd $(@D) && rm -f coord_xdr.c && rpcgen -c -o coord_xdr.c coord_prot.x
 $(BUILD)/gen/%.o: $(BUILD)/gen/%.c
 	$(CC) $(GEN_CFLAGS) $(TIRPC_CFLAGS) -c $< -o $@
-$(BUILD)/bin/dtcoordd: lib/coord/coordd.c $(GEN_OBJS)
+$(BUILD)/bin/dtcoordd: lib/coord/coordd.c $(BUILD)/lib/coord/addr.o $(GEN_OBJS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(TIRPC_CFLAGS) $< $(GEN_OBJS) -o $@ $(LDFLAGS) $(TIRPC_LIBS)
+	$(CC) $(CFLAGS) $(TIRPC_CFLAGS) $< $(BUILD)/lib/coord/addr.o $(GEN_OBJS) -o $@ $(LDFLAGS) $(TIRPC_LIBS)
 
 deps:
 	@lab/install-deps

@@ -207,34 +207,6 @@ static int call(CLIENT *clnt, const char *addr, char *err, u_long proc,
 		      strerror(re.re_errno) : "");
 }
 
-static int split_addr(const char *spec, char *host, size_t hlen, char *port,
-		      size_t plen)
-{
-	const char *colon;
-	size_t n;
-
-	if (spec[0] == '[') {
-		const char *end = strchr(spec, ']');
-
-		if (!end || end[1] != ':')
-			return -EINVAL;
-		n = (size_t)(end - spec - 1);
-		colon = end + 1;
-		spec++;
-	} else {
-		colon = strrchr(spec, ':');
-		if (!colon)
-			return -EINVAL;
-		n = (size_t)(colon - spec);
-	}
-	if (!n || n >= hlen || !colon[1] || strlen(colon + 1) >= plen)
-		return -EINVAL;
-	memcpy(host, spec, n);
-	host[n] = '\0';
-	snprintf(port, plen, "%s", colon + 1);
-	return 0;
-}
-
 /* connect with a timeout; returns a blocking connected fd or -errno */
 static int tcp_connect(const struct addrinfo *ai)
 {
@@ -283,7 +255,7 @@ static int open_client(const char *addr_port, CLIENT **out, char *err)
 	int fd = -ENOENT, rc;
 	CLIENT *clnt = NULL;
 
-	if (split_addr(addr_port, host, sizeof(host), port, sizeof(port)))
+	if (dt_coord_split_addr(addr_port, host, sizeof(host), port, sizeof(port)))
 		return seterr(err, -EINVAL, "coordinator address '%s': "
 			      "expected HOST:PORT or [ADDR6]:PORT", addr_port);
 	memset(&hints, 0, sizeof(hints));

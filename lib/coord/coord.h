@@ -53,6 +53,14 @@ struct dt_coord_info {
 };
 
 /*
+ * Split "host:port", "[v6addr]:port" into host and port (both non-empty,
+ * within hlen/plen); -EINVAL otherwise.  dtcoordd's --listen and
+ * dt_coord_join take the same form.
+ */
+int dt_coord_split_addr(const char *spec, char *host, size_t hlen,
+			char *port, size_t plen);
+
+/*
  * Connect to the coordinator at addr_port ("127.0.0.1:4000",
  * "[::1]:4000", "host.example:4000"), estimate the clock offset and join
  * the run.  On failure *out is NULL and dt_coord_error(NULL) gives the

@@ -43,6 +43,7 @@
 
 #include <rpc/rpc.h>
 
+#include "coord/coord.h"
 #include "coord_prot.h"
 
 #define MAX_CONNS		128
@@ -1345,34 +1346,6 @@ static void on_signal(int sig)
 	got_signal = sig;
 }
 
-static int split_addr(const char *spec, char *host, size_t hlen, char *port,
-		      size_t plen)
-{
-	const char *colon;
-	size_t n;
-
-	if (spec[0] == '[') {
-		const char *end = strchr(spec, ']');
-
-		if (!end || end[1] != ':')
-			return -EINVAL;
-		n = (size_t)(end - spec - 1);
-		colon = end + 1;
-		spec++;
-	} else {
-		colon = strrchr(spec, ':');
-		if (!colon)
-			return -EINVAL;
-		n = (size_t)(colon - spec);
-	}
-	if (!n || n >= hlen || strlen(colon + 1) >= plen || !colon[1])
-		return -EINVAL;
-	memcpy(host, spec, n);
-	host[n] = '\0';
-	snprintf(port, plen, "%s", colon + 1);
-	return 0;
-}
-
 static int do_listen(void)
 {
 	char host[256], port[32], a[INET6_ADDRSTRLEN];
@@ -1381,7 +1354,7 @@ static int do_listen(void)
 	socklen_t sl = sizeof(ss);
 	int fd, one = 1, rc;
 
-	if (split_addr(S.listen_spec, host, sizeof(host), port,
+	if (dt_coord_split_addr(S.listen_spec, host, sizeof(host), port,
 		       sizeof(port))) {
 		logmsg("--listen %s: expected ADDR:PORT or [ADDR6]:PORT",
 		       S.listen_spec);
