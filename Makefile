@@ -31,7 +31,7 @@ SUITE_BINS := $(patsubst %.c,$(BUILD)/bin/%,$(notdir $(SUITE_SRCS)))
 
 # self-tests, by the layer they test (t/<layer>/); fuzz targets are built
 # by mk/fuzz.mk, their replay (t/fuzz/fuzz_replay.c) is a self-test
-T_DIRS := t/core t/check t/coord t/stats t/tools
+T_DIRS := t/core t/backend t/check t/coord t/stats t/tools
 T_SRCS := $(wildcard $(T_DIRS:%=%/*.c)) t/fuzz/fuzz_replay.c
 T_BINS := $(patsubst %.c,$(BUILD)/t/%,$(notdir $(T_SRCS)))
 

@@ -16,6 +16,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "base/base.h"
@@ -89,5 +90,33 @@ int dt_target_parse(const char *spec, struct dt_target *t, char *err,
 /* Remove path and everything below it on c; 0 or -errno. */
 int dt_remove_tree(const struct dt_backend_ops *ops, struct dt_conn *c,
 		   const char *path);
+
+/* ---- what a POSIX target's mount allows (mountopts.c) ------------------ */
+
+struct dt_mount_info {
+	char mnt[DT_PATH_MAX];		/* mount point */
+	char fstype[32];		/* nfs, nfs4, ext4, tmpfs, fuse.x */
+	char source[256];		/* server:/path for NFS */
+	char opts[1024];		/* mount options, then super options */
+};
+
+/* The mount holding path (realpath'ed): the longest covering mount point. */
+int dt_mount_of(const char *path, struct dt_mount_info *out);
+/* The same over a mountinfo stream (t/backend feeds samples). */
+int dt_mountinfo_find(FILE *f, const char *path, struct dt_mount_info *out);
+
+/*
+ * How stale a client may be on that mount by its own options: ms is the
+ * history checker's delta (0 for a local filesystem and for NFS with noac
+ * or actimeo=0), why says where it came from; unbounded when it is
+ * longer than a run could tell.  -EINVAL for malformed options.
+ */
+struct dt_stale_bound {
+	uint64_t ms;
+	bool nfs;
+	bool unbounded;
+	char why[512];
+};
+int dt_stale_bound(const struct dt_mount_info *m, struct dt_stale_bound *b);
 
 #endif /* DT_BACKEND_H */

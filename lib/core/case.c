@@ -27,7 +27,7 @@
  * counterexample as a YAML block; inconclusive is a diag, not a failure.
  */
 static void check_history(struct dt_run *r, const struct dt_check_opts *opts,
-			  int case_timeout)
+			  const char *stale_why, int case_timeout)
 {
 	struct dt_check_opts co = *opts;
 	struct dt_check_result res;
@@ -42,6 +42,7 @@ static void check_history(struct dt_run *r, const struct dt_check_opts *opts,
 		dt_diag(r, "history_check", "judged by the leader host");
 		return;
 	}
+	dt_diag(r, "stale_bound", "%s", stale_why);
 	/* a search out of time is inconclusive, never the case's timeout */
 	co.deadline_ns = t0 + (uint64_t)case_timeout * 1000000000ull / 4;
 	rc = dt_check_history(&r->hist, &co, &res);
@@ -109,7 +110,7 @@ static void case_child(const struct dt_test *t, const struct dt_case *c,
 		t->setup(&r);
 	c->run(&r);
 	if (o->check_history && r.hist.n)
-		check_history(&r, &o->check_opts,
+		check_history(&r, &o->check_opts, o->stale_why,
 			      o->timeout ? o->timeout :
 			      (t->timeout ? t->timeout : 60));
 	if (r.failures && o->history_dir && r.hist.n) {

@@ -109,9 +109,10 @@ static void usage(const struct dt_test *t, FILE *f)
 		"      --host-name N    this host's unique name in the run\n"
 		"      --run-id ID      the run's id (as the coordinator knows it)\n"
 		"      --history-dir D  write the history of a failed case to D\n"
-		"      --check-history[=stale:MS[,skew:MS]]\n"
+		"      --check-history[=stale:MS|auto[,skew:MS]]\n"
 		"                       judge each case's whole history with the\n"
-		"                       general checker (env DT_CHECK_HISTORY)\n"
+		"                       general checker (env DT_CHECK_HISTORY); the\n"
+		"                       stale bound defaults to the target's mount options\n"
 		"      --init-target    mark an EMPTY directory as a dentrace target\n"
 		"  -l, --list           list cases and tags\n"
 		"  -q, --quiet          YAML blocks only for failures\n"
@@ -195,18 +196,69 @@ static int join_run(const struct dt_test *t, struct dt_options *o)
 	return 0;
 }
 
-/* --check-history / DT_CHECK_HISTORY: false (after saying why) if bad */
+/*
+ * --check-history / DT_CHECK_HISTORY: false (after saying why) if bad.
+ * Without a stale:MS of its own (or with stale:auto) the staleness bound
+ * comes from the target (stale_from_target below), never from a guess.
+ */
 static bool check_spec(const char *what, const char *spec, struct dt_options *o)
 {
-	int rc = dt_check_parse_spec(spec, &o->check_opts);
+	char buf[256];
+	const char *auto_at = spec ? strstr(spec, "stale:auto") : NULL;
+	int rc;
 
+	if (auto_at && strlen(spec) < sizeof(buf)) {
+		/* drop "stale:auto" and one comma next to it */
+		size_t pre = (size_t)(auto_at - spec);
+		const char *post = auto_at + strlen("stale:auto");
+
+		if (*post == ',')
+			post++;
+		else if (pre && spec[pre - 1] == ',')
+			pre--;
+		snprintf(buf, sizeof(buf), "%.*s%s", (int)pre, spec, post);
+		spec = buf[0] ? buf : "on";
+	}
+	rc = dt_check_parse_spec(spec, &o->check_opts);
 	if (rc < 0) {
 		fprintf(stderr, "dentrace: %s=%s: want on, off or "
-			"stale:MS[,skew:MS]\n", what, spec ? spec : "");
+			"stale:MS|auto[,skew:MS]\n", what, spec ? spec : "");
 		return false;
 	}
 	o->check_history = rc > 0;
+	o->stale_auto = rc > 0 && (auto_at || !strstr(spec, "stale:"));
 	return true;
+}
+
+/*
+ * The checker's staleness bound from what the target's clients may
+ * cache: a POSIX target's mount options (backend/mountopts.c), none for
+ * libnfs (its directory cache is off).  Said once in the TAP stream and
+ * in every case's YAML.
+ */
+static int stale_from_target(const struct dt_target *tgt, struct dt_options *o)
+{
+	struct dt_mount_info m;
+	struct dt_stale_bound b;
+	int rc;
+
+	if (tgt->ops != &dt_posix_ops) {
+		snprintf(o->stale_why, sizeof(o->stale_why), "%s: libnfs keeps "
+			 "no cache (directory cache off) -> 0 ms", tgt->label);
+		o->check_opts.stale_ns = 0;
+		return 0;
+	}
+	rc = dt_mount_of(tgt->root, &m);
+	if (rc == 0)
+		rc = dt_stale_bound(&m, &b);
+	if (rc < 0) {
+		printf("Bail out! the mount of %s: %s (give --check-history="
+		       "stale:MS)\n", tgt->root, dt_strerr(rc));
+		return DT_EXIT_TARGET;
+	}
+	o->check_opts.stale_ns = b.ms * 1000000ull;
+	snprintf(o->stale_why, sizeof(o->stale_why), "%s", b.why);
+	return 0;
 }
 
 int dt_main(const struct dt_test *t, int argc, char **argv)
@@ -374,6 +426,14 @@ int dt_main(const struct dt_test *t, int argc, char **argv)
 	rc = dt_prepare_target(&tgt);
 	if (rc)
 		return rc;
+	if (o.check_history && o.stale_auto) {
+		rc = stale_from_target(&tgt, &o);
+		if (rc)
+			return rc;
+	} else if (o.check_history) {
+		snprintf(o.stale_why, sizeof(o.stale_why), "given: %llu ms",
+			 (unsigned long long)(o.check_opts.stale_ns / 1000000));
+	}
 	if (o.coord || o.token_file) {
 		rc = join_run(t, &o);
 		if (rc)
@@ -382,6 +442,8 @@ int dt_main(const struct dt_test *t, int argc, char **argv)
 	printf("1..%d\n", ncases);
 	printf("# %s on %s, seed %llu\n", t->name, tgt.spec,
 	       (unsigned long long)o.seed);
+	if (o.check_history)
+		printf("# history checker: stale bound %s\n", o.stale_why);
 	int num = 0, worst = -1;
 	static const int rank[] = { [DT_PASS] = 1, [DT_SKIP] = 0,
 				    [DT_BROKEN] = 2, [DT_FAIL] = 3 };
