@@ -75,6 +75,7 @@ struct dt_options {
 	const char *cases;		/* comma separated, NULL = all */
 	const char *tags;		/* comma separated, NULL = any */
 	const char *xfail;		/* expected-failure list file */
+	const char *label;		/* --label: the target's report name */
 	const char *hang_op;
 	const char *coord;		/* coordinator ADDR:PORT */
 	const char *token_file;

@@ -104,6 +104,8 @@ static void usage(const struct dt_test *t, FILE *f)
 		"      --timeout S      hard timeout per case in seconds\n"
 		"      --op-timeout S   watchdog: one op stuck this long fails\n"
 		"      --xfail FILE     expected-failure list (TAP TODO)\n"
+		"      --label NAME     the target's name in reports and xfail lists\n"
+		"                       (default: posix, nfs3, nfs4)\n"
 		"      --coord A:P      join the coordinator of a multi-host run\n"
 		"      --token-file F   the run token for --coord (required with it)\n"
 		"      --host-name N    this host's unique name in the run\n"
@@ -274,6 +276,7 @@ int dt_main(const struct dt_test *t, int argc, char **argv)
 		{ "timeout", required_argument, NULL, 1 },
 		{ "op-timeout", required_argument, NULL, 2 },
 		{ "xfail", required_argument, NULL, 3 },
+		{ "label", required_argument, NULL, 13 },
 		{ "hang-op", required_argument, NULL, 5 },
 		{ "init-target", no_argument, NULL, 6 },
 		{ "coord", required_argument, NULL, 7 },
@@ -331,6 +334,7 @@ int dt_main(const struct dt_test *t, int argc, char **argv)
 				return DT_EXIT_USAGE;
 			break;
 		case 3: o.xfail = optarg; break;
+		case 13: o.label = optarg; break;
 		case 5: o.hang_op = optarg; break;
 		case 6: do_init = true; break;
 		case 7: o.coord = optarg; break;
@@ -404,6 +408,16 @@ int dt_main(const struct dt_test *t, int argc, char **argv)
 	if (dt_target_parse(o.target, &tgt, err, sizeof(err)) < 0) {
 		fprintf(stderr, "dentrace: %s\n", err);
 		return DT_EXIT_TARGET;
+	}
+	if (o.label) {
+		if (!*o.label || strlen(o.label) >= sizeof(tgt.label) ||
+		    strpbrk(o.label, " \t\n#")) {
+			fprintf(stderr, "dentrace: --label '%s': 1..%zu characters, "
+				"no blanks or '#'\n", o.label,
+				sizeof(tgt.label) - 1);
+			return DT_EXIT_USAGE;
+		}
+		snprintf(tgt.label, sizeof(tgt.label), "%s", o.label);
 	}
 	if (do_init)
 		return dt_init_target(&tgt);
