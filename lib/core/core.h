@@ -121,6 +121,21 @@ struct dt_run {
  */
 bool dt_leader(const struct dt_run *r);
 
+/*
+ * Values between the hosts of a multi-host run, for tests whose hosts play
+ * different parts (e.g. one writer, several observers); all are no-ops
+ * when alone, and a coordinator failure ends the case BROKEN naming it.
+ * dt_barrier: every host arrives at name before any leaves.  dt_post:
+ * this host's value under key (the case's own: keys of different cases
+ * never meet).  dt_peek: host's value under key into buf (NUL-terminated,
+ * truncated to len): 1 when it was posted, 0 not yet (it does not wait:
+ * poll with a deadline, or meet at a barrier after the post).
+ */
+void dt_barrier(struct dt_run *r, const char *name);
+void dt_post(struct dt_run *r, const char *key, const char *val);
+int dt_peek(struct dt_run *r, int host, const char *key, char *buf,
+	    size_t len);
+
 /* Path inside the case's scratch dir: returns a static-per-thread buffer. */
 const char *dt_path(struct dt_run *r, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

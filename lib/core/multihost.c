@@ -269,3 +269,68 @@ void dt_mh_report_skew(struct dt_run *r)
 		s.p50_ns / 1e3, s.p99_ns / 1e3, s.max_ns / 1e3, s.barriers,
 		s.unc_ns / 1e3);
 }
+
+/* ---- values between the hosts of a test (dt_barrier, dt_post, dt_peek) -- */
+
+void dt_barrier(struct dt_run *r, const char *name)
+{
+	if (dt_mh_active())
+		dt_mh_barrier(r, name);
+}
+
+/* keys are the case's own: a value of one case never answers another's */
+static void case_key(struct dt_run *r, const char *key, char *buf, size_t len)
+{
+	if ((size_t)snprintf(buf, len, "%s:%s", r->tcase->name, key) >= len)
+		dt_broken(r, "key %s of case %s too long", key, r->tcase->name);
+}
+
+void dt_post(struct dt_run *r, const char *key, const char *val)
+{
+	char k[DT_COORD_STR_LIMIT + 1];
+	int rc;
+
+	if (!dt_mh_active())
+		return;
+	case_key(r, key, k, sizeof(k));
+	rc = dt_coord_post(dt_coord_handle, k, val, strlen(val));
+	if (rc < 0)
+		dt_broken(r, "post %s: %s", k, dt_coord_error(dt_coord_handle));
+}
+
+struct peek {
+	int host;
+	char *buf;
+	size_t len;
+	bool found;
+};
+
+static int peek_cb(void *arg, int host, const void *buf, size_t len)
+{
+	struct peek *p = arg;
+
+	if (host != p->host)
+		return 0;
+	if (len >= p->len)
+		len = p->len - 1;
+	memcpy(p->buf, buf, len);
+	p->buf[len] = 0;
+	p->found = true;
+	return 0;
+}
+
+int dt_peek(struct dt_run *r, int host, const char *key, char *buf,
+	    size_t len)
+{
+	char k[DT_COORD_STR_LIMIT + 1];
+	struct peek p = { .host = host, .buf = buf, .len = len };
+	int rc;
+
+	if (!dt_mh_active() || !len)
+		return 0;
+	case_key(r, key, k, sizeof(k));
+	rc = dt_coord_fetch(dt_coord_handle, k, peek_cb, &p);
+	if (rc < 0)
+		dt_broken(r, "fetch %s: %s", k, dt_coord_error(dt_coord_handle));
+	return p.found;
+}

@@ -275,16 +275,23 @@ static void run_parallel_names(struct dt_run *r)
 			kn_cache_opts(ms));
 	/*
 	 * Serialised lookups keep at most one LOOKUP on the wire: no sample
-	 * sees two workers in an RPC wait, the summed round-trip time is at
-	 * most the wall time.  Ask for two at once in a sample, or clearly
-	 * more than one on average, or a clear speed-up over one thread.
+	 * sees two workers in an RPC wait, the summed round-trip time (and
+	 * the summed execution time of the RPCs, queueing for the transport
+	 * included) is at most the wall time.  Ask for two at once in a
+	 * sample, or clearly more than one on average on the wire or in
+	 * execution, or a clear speed-up over one thread.  (On a fast, CPU
+	 * bound client, a User-Mode Linux guest, the RPCs overlap while
+	 * they queue for the transport: execution shows it, the wire less.)
 	 */
-	if (p.max_in_rpc < 2 && conc_p < 1.5 && speedup < 1.5)
+	double conc_e = tp > 0 ? ep / tp : 0;
+
+	if (p.max_in_rpc < 2 && conc_p < 1.5 && conc_e < 1.5 && speedup < 1.5)
 		dt_fail(r, "parallel lookups", ">= 2 workers in an RPC wait at "
-			"once, > 1.5 LOOKUPs on the wire or speed-up > 1.5",
+			"once, > 1.5 LOOKUPs on the wire or in execution, or "
+			"speed-up > 1.5",
 			dt_fmt("at most %d in an RPC wait (%ld samples), %.2f on "
-			       "the wire, speed-up %.2f", p.max_in_rpc,
-			       p.samples, conc_p, speedup),
+			       "the wire, %.2f executing, speed-up %.2f",
+			       p.max_in_rpc, p.samples, conc_p, conc_e, speedup),
 			"%d threads x %d names in "
 			"one directory: the lookups did not overlap", n,
 			PER_THREAD);

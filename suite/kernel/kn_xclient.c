@@ -5,13 +5,10 @@
  * the namespace.  Every other host is an observer: it watches the change
  * arrive through its own dentry cache, bounded by its mount options.
  *
- * The hosts meet through files in a folder they all see (DT_KPEER_DIR: in
- * the tier-2 lab, a subfolder of the 9p share; DT_KPEER_HOST = this host's
- * index, DT_KPEER_HOSTS = how many), with deadlines: see peer_*() below.
- * lab/klab run sets all three and starts one process per client guest.
- * The calls map one to one onto the coordinator's (dt_coord_barrier,
- * dt_coord_post, dt_coord_fetch), so the tests can move to --coord.
- * Everyone works in the writer's scratch directory (posted as "scratch").
+ * The hosts are the hosts of a multi-host run (--coord; in the kernel lab
+ * `lab/multihost --klab SET kn_xclient`): they meet at the coordinator's
+ * barriers and pass values through it (dt_barrier, dt_post, dt_peek).
+ * Everyone works in the writer's scratch directory, the leader's.
  *
  * Cases (observer verdicts; the writer fails only if its own ops fail):
  *   negative_entry   observer caches ENOENT for a name, writer creates it
@@ -45,84 +42,34 @@
 #define PROBE_MS 20		/* observer probe interval */
 #define SLACK_MS 1500		/* lab clock and scheduling slack */
 
-/* ---- meeting through a shared folder ----------------------------------- */
+/* ---- meeting the other hosts ------------------------------------------- */
 
 struct peer {
 	int host, hosts;
-	int seq;
-	char dir[DT_PATH_MAX];	/* <DT_KPEER_DIR>/<case> */
 	char scratch[DT_PATH_MAX];	/* the writer's scratch dir */
 };
 
 static struct peer peer;
 
-static void peer_path(char *buf, size_t len, const char *key, int host)
-{
-	snprintf(buf, len, "%s/%s@%d", peer.dir, key, host);
-}
-
-/* Give up on the run: every host's next wait fails naming the reason. */
-static void peer_abort(const char *why)
-{
-	char path[DT_PATH_MAX + 32];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/abort", peer.dir);
-	f = fopen(path, "w");
-	if (f) {
-		fprintf(f, "host %d: %s\n", peer.host, why);
-		fclose(f);
-	}
-}
-
-#define kx_broken(r, ...) do {						\
-	peer_abort(dt_fmt(__VA_ARGS__));				\
-	dt_broken(r, __VA_ARGS__);					\
-} while (0)
+#define kx_broken(r, ...) dt_broken(r, __VA_ARGS__)
 
 static void peer_post(struct dt_run *r, const char *key, const char *val)
 {
-	char path[DT_PATH_MAX + 64], tmp[DT_PATH_MAX + 80];
-	FILE *f;
-
-	peer_path(path, sizeof(path), key, peer.host);
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	f = fopen(tmp, "w");
-	if (!f || fputs(val, f) < 0 || fclose(f) != 0 || rename(tmp, path))
-		kx_broken(r, "post %s to %s: %s", key, peer.dir,
-			  strerror(errno));
+	dt_post(r, key, val);
 }
 
 /*
  * Wait for host's value under key (up to timeout_ms); 0 with the value in
- * buf, -ETIMEDOUT, or -ECANCELED when a host aborted (reason in buf).
+ * buf, or -ETIMEDOUT.
  */
-static int peer_wait(const char *key, int host, char *buf, size_t len,
-		     long timeout_ms)
+static int peer_wait(struct dt_run *r, const char *key, int host, char *buf,
+		     size_t len, long timeout_ms)
 {
-	char path[DT_PATH_MAX + 64], abort_path[DT_PATH_MAX + 16];
 	uint64_t t0 = dt_now_ns();
 
-	peer_path(path, sizeof(path), key, host);
-	snprintf(abort_path, sizeof(abort_path), "%s/abort", peer.dir);
 	for (long i = 0;; i++) {
-		FILE *f = fopen(path, "r");
-
-		if (f) {
-			size_t n = fread(buf, 1, len - 1, f);
-
-			buf[n] = 0;
-			fclose(f);
+		if (dt_peek(r, host, key, buf, len))
 			return 0;
-		}
-		if (i % 8 == 0 && (f = fopen(abort_path, "r"))) {
-			size_t n = fread(buf, 1, len - 1, f);
-
-			buf[n] = 0;
-			buf[strcspn(buf, "\n")] = 0;
-			fclose(f);
-			return -ECANCELED;
-		}
 		if ((long)((dt_now_ns() - t0) / 1000000) > timeout_ms)
 			return -ETIMEDOUT;
 		kn_sleep_ms(i < 100 ? 2 : 10);
@@ -132,23 +79,7 @@ static int peer_wait(const char *key, int host, char *buf, size_t len,
 /* All hosts arrive at the barrier name before anyone leaves it. */
 static void peer_barrier(struct dt_run *r, const char *name)
 {
-	char key[128], buf[512];
-
-	snprintf(key, sizeof(key), "b%d.%s", ++peer.seq, name);
-	peer_post(r, key, "");
-	for (int h = 0; h < peer.hosts; h++) {
-		if (h == peer.host)
-			continue;
-		int rc = peer_wait(key, h, buf, sizeof(buf), PEER_TIMEOUT_MS);
-
-		if (rc == -ECANCELED)
-			dt_broken(r, "barrier %s: the run was aborted: %s",
-				  name, buf);
-		if (rc < 0)
-			kx_broken(r, "barrier %s: host %d did not arrive "
-				  "within %d s", name, h,
-				  PEER_TIMEOUT_MS / 1000);
-	}
+	dt_barrier(r, name);
 }
 
 static bool writer(void)
@@ -156,45 +87,16 @@ static bool writer(void)
 	return peer.host == 0;
 }
 
-/*
- * Join the run of this case: skip when alone; the writer posts its
- * scratch directory and everyone learns it.
- */
+/* Join the other hosts of this case: skip when alone. */
 static void peer_join(struct dt_run *r, struct dt_mountstats *ms)
 {
-	const char *dir = getenv("DT_KPEER_DIR");
-	const char *h = getenv("DT_KPEER_HOST"), *n = getenv("DT_KPEER_HOSTS");
-	char buf[DT_PATH_MAX];
-
 	kn_require_nfs(r, ms);
-	if (!dir || !h || !n)
-		dt_skip(r, "needs a second client: run it through lab/klab run "
-			"(DT_KPEER_DIR, DT_KPEER_HOST, DT_KPEER_HOSTS)");
-	peer.host = atoi(h);
-	peer.hosts = atoi(n);
-	if (peer.hosts < 2 || peer.host < 0 || peer.host >= peer.hosts)
-		dt_skip(r, "needs a second client (DT_KPEER_HOSTS=%s, "
-			"DT_KPEER_HOST=%s)", n, h);
-	snprintf(peer.dir, sizeof(peer.dir), "%s/%s", dir, r->tcase->name);
-	if (mkdir(dir, 0777) < 0 && errno != EEXIST)
-		dt_broken(r, "mkdir %s: %s", dir, strerror(errno));
-	if (mkdir(peer.dir, 0777) < 0 && errno != EEXIST)
-		dt_broken(r, "mkdir %s: %s", peer.dir, strerror(errno));
-	if (writer()) {
-		peer_post(r, "scratch", r->scratch);
-		snprintf(peer.scratch, sizeof(peer.scratch), "%s", r->scratch);
-	} else {
-		int rc = peer_wait("scratch", 0, buf, sizeof(buf),
-				   PEER_TIMEOUT_MS);
-
-		if (rc == -ECANCELED)
-			dt_broken(r, "the run was aborted: %s", buf);
-		if (rc < 0)
-			kx_broken(r, "the writer (host 0) did not post its "
-				  "scratch directory within %d s",
-				  PEER_TIMEOUT_MS / 1000);
-		snprintf(peer.scratch, sizeof(peer.scratch), "%s", buf);
-	}
+	if (r->nhosts < 2)
+		dt_skip(r, "needs a second client: run it on several hosts "
+			"(lab/multihost --klab SET kn_xclient)");
+	peer.host = r->host;
+	peer.hosts = r->nhosts;
+	snprintf(peer.scratch, sizeof(peer.scratch), "%s", r->scratch);
 	dt_diag(r, "peer", "host %d of %d (%s), shared dir %s", peer.host,
 		peer.hosts, writer() ? "writer" : "observer", peer.scratch);
 	dt_diag(r, "mount", "%s", kn_cache_opts(ms));
@@ -378,12 +280,11 @@ static void run_pos_unlink(struct dt_run *r) { run_stale(r, POS_UNLINK); }
 
 #define NSLOT 4
 
-static bool writer_done(void)
+static bool writer_done(struct dt_run *r)
 {
-	char path[DT_PATH_MAX + 32];
+	char buf[8];
 
-	peer_path(path, sizeof(path), "done", 0);
-	return access(path, F_OK) == 0;
+	return dt_peek(r, 0, "done", buf, sizeof(buf));
 }
 
 /* a path operation: must be 0 or ENOENT */
@@ -460,7 +361,7 @@ static void run_estale(struct dt_run *r)
 			};
 			char buf[16];
 
-			if (i % 4 == 0 && writer_done())
+			if (i % 4 == 0 && writer_done(r))
 				break;
 			snprintf(p, sizeof(p), names[i / NSLOT % 6], s);
 			rc = fstatat(dfd, p, &st, AT_SYMLINK_NOFOLLOW) < 0 ?
@@ -602,14 +503,13 @@ static void run_readdir_churn(struct dt_run *r)
 		list_and_check(r, dfd, final, sizeof(final), &bad);
 		peer_post(r, "final", final);
 	} else {
-		char path[DT_PATH_MAX + 32];
-
-		peer_path(path, sizeof(path), "final", 0);
-		for (long i = 0; i < 100000 && access(path, F_OK) < 0; i++) {
+		/* list until the writer posted its final listing */
+		for (long i = 0; i < 100000 &&
+		     !dt_peek(r, 0, "final", final, sizeof(final)); i++) {
 			if (list_and_check(r, dfd, got, sizeof(got), &bad) >= 0)
 				listings++;
 		}
-		int rc = peer_wait("final", 0, final, sizeof(final),
+		int rc = peer_wait(r, "final", 0, final, sizeof(final),
 				   PEER_TIMEOUT_MS);
 
 		if (rc < 0)
@@ -731,6 +631,13 @@ static void present_storm(struct dt_run *r, struct dt_mountstats *ms, int dfd,
  * the dentry's verifier no longer matches, and every waiter revalidates
  * with a LOOKUP of its own.
  */
+/* the writer's part of a storm: the workers of every host start together */
+static void storm_idle(struct dt_worker *w)
+{
+	if (dt_worker_round(w, 0))
+		dt_worker_round(w, 0);
+}
+
 static void run_same_name_present(struct dt_run *r)
 {
 	struct dt_mountstats *ms = calloc(1, sizeof(*ms));
@@ -757,7 +664,7 @@ static void run_same_name_present(struct dt_run *r)
 		}
 		peer_barrier(r, "created");
 		if (!writer()) {
-			if (peer_wait(key, 0, fid, sizeof(fid), 1000) < 0)
+			if (peer_wait(r, key, 0, fid, sizeof(fid), 1000) < 0)
 				kx_broken(r, "no fileid from the writer");
 			if (dfd < 0)	/* first contact with the directory */
 				dfd = kn_open_dir(r, peer.scratch);
@@ -765,6 +672,9 @@ static void run_same_name_present(struct dt_run *r)
 				      "name created on another client" :
 				      "name created on another client after "
 				      "the directory was cached");
+		} else {
+			dt_run_workers(r, r->threads < 2 ? 2 : r->threads,
+				       storm_idle, NULL);
 		}
 		peer_barrier(r, "stormed");
 	}
