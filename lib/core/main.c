@@ -228,7 +228,7 @@ static bool check_spec(const char *what, const char *spec, struct dt_options *o)
 		return false;
 	}
 	o->check_history = rc > 0;
-	o->stale_auto = rc > 0 && (auto_at || !strstr(spec, "stale:"));
+	o->stale_auto = rc > 0 && (auto_at || !spec || !strstr(spec, "stale:"));
 	return true;
 }
 
