@@ -299,3 +299,29 @@ int dt_history_dump(const struct dt_history *h, const char *path)
 	}
 	return err;
 }
+
+void dt_history_widen_reads(struct dt_history *h, int64_t ns)
+{
+	size_t moved = 0;
+
+	if (!ns)
+		return;
+	for (size_t i = 0; i < h->n; i++) {
+		struct dt_event *e = &h->ev[i];
+		bool read = e->op == DT_OP_LOOKUP || e->op == DT_OP_READDIR ||
+			    e->op == DT_OP_OPEN;
+
+		if (ns > 0 && read && !(e->flags & DT_EVF_WIDENED)) {
+			e->start_ns = e->start_ns > (uint64_t)ns ?
+				      e->start_ns - (uint64_t)ns : 0;
+			e->flags |= DT_EVF_WIDENED;
+			moved++;
+		} else if (ns < 0 && (e->flags & DT_EVF_WIDENED)) {
+			e->start_ns += (uint64_t)-ns;
+			e->flags &= (uint8_t)~DT_EVF_WIDENED;
+			moved++;
+		}
+	}
+	if (moved)
+		dt_history_sort(h);
+}

@@ -27,6 +27,8 @@ const char *dt_op_name(enum dt_opcode op);
 /* dt_event.flags: what the op was asked to do beyond its opcode */
 #define DT_EVF_EXCL	0x01	/* CREATE with O_EXCL (exclusive) */
 #define DT_EVF__ALL	0x0f	/* the bits a history may carry (histio) */
+/* harness-local, never shipped: the start was moved back (widen_reads) */
+#define DT_EVF_WIDENED	0x80
 
 struct dt_event {
 	uint16_t host;		/* client host index (0 when alone) */
@@ -54,6 +56,14 @@ int dt_history_move(struct dt_history *dst, struct dt_history *src);
 void dt_history_free(struct dt_history *h);
 /* Sort by start time (stable), the order oracles expect. */
 void dt_history_sort(struct dt_history *h);
+/*
+ * Reads (lookup, readdir, open) that may show a state up to ns old: with
+ * ns > 0 their start moves back by ns (and they are marked); with ns < 0
+ * the marked ones move forward again.  The oracles judge intervals, so a
+ * widened read may match any state of [start - ns, end]: the staleness a
+ * caching client is allowed.  Keeps the history sorted by start.
+ */
+void dt_history_widen_reads(struct dt_history *h, int64_t ns);
 /* Write the history as text lines (one event per line) for evidence. */
 int dt_history_dump(const struct dt_history *h, const char *path);
 

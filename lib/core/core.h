@@ -103,6 +103,14 @@ struct dt_run {
 	int host;			/* this host's index in a multi-host run */
 	int nhosts;			/* hosts in the run (1 when alone) */
 	int failures;			/* dt_fail calls so far */
+	/*
+	 * How stale another host's changes may look here (ns): the mount's
+	 * bound in a multi-host run on a caching client, else 0.  The reads
+	 * dt_run_workers returns in hist are widened by it (their start is
+	 * moved back: they may show any state since then), so that oracles
+	 * judge a caching client by what its options allow.
+	 */
+	uint64_t stale_ns;
 	struct dt_history hist;		/* merged history of the last workers */
 	void *priv;			/* for the test */
 	/* test-only debug knob (--hang-op) used to prove the watchdog */

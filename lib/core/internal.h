@@ -84,8 +84,9 @@ struct dt_options {
 	const char *history_dir;	/* dump the history of failed cases */
 	bool check_history;		/* judge r.hist with dt_check_history */
 	struct dt_check_opts check_opts;
-	bool stale_auto;		/* stale bound from the target's mount */
-	char stale_why[512];		/* where the stale bound came from */
+	bool stale_auto;		/* checker's stale bound: the target's */
+	uint64_t stale_ns;		/* the target's: other hosts' changes */
+	char stale_why[768];		/* where the stale bound came from */
 	int threads;
 	double duration;
 	long iterations;
