@@ -5,7 +5,8 @@
 #
 #   run.sh [--seconds S] [--rounds N] [--sets v3,v3s,v4,v4s]
 #
-# DT_KLAB: the lab/klab to use (default: this checkout's).
+# DT_KLAB: the lab/klab to use (default: this checkout's); DT_KLABDIR and
+# DT_KLAB_NS as for lab/klab.
 # Needs a kernel lab that is up (lab/klab up [--export tmpfs|ext4]); the
 # export kind and kernel come from `lab/klab info`.  Per set and round, at
 # the same time: c1 is the writer (churn for S seconds, default 10); c2
@@ -20,7 +21,13 @@ set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
 REPO=$(cd "$HERE/../../.." && pwd -P)
 KLAB=${DT_KLAB:-$REPO/lab/klab}
-LABDIR=${DT_KLABDIR:-$REPO/.lab/klab}
+# the lab's state dir, as lab/klab finds it (its share is /mnt/dtshare in
+# the guests)
+if [ -n "${DT_KLAB_NS:-}" ] && [ "$DT_KLAB_NS" != dt-klab ]; then
+	LABDIR=${DT_KLABDIR:-$REPO/.lab/klab.$DT_KLAB_NS}
+else
+	LABDIR=${DT_KLABDIR:-$REPO/.lab/klab}
+fi
 SECONDS_=10 ROUNDS=3 SETS=v3,v3s,v4,v4s
 
 usage() { sed -n '/^#   run.sh/p' "${BASH_SOURCE[0]}" | sed 's/^# *//' >&2; exit 2; }
@@ -33,8 +40,8 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-[[ $SECONDS_ =~ ^[0-9]+$ ]] && [ "$SECONDS_" -ge 1 ] && [ "$SECONDS_" -le 600 ] || usage
-[[ $ROUNDS =~ ^[0-9]+$ ]] && [ "$ROUNDS" -ge 1 ] && [ "$ROUNDS" -le 100 ] || usage
+if ! [[ $SECONDS_ =~ ^[0-9]+$ ]] || [ "$SECONDS_" -lt 1 ] || [ "$SECONDS_" -gt 600 ]; then usage; fi
+if ! [[ $ROUNDS =~ ^[0-9]+$ ]] || [ "$ROUNDS" -lt 1 ] || [ "$ROUNDS" -gt 100 ]; then usage; fi
 
 info=$("$KLAB" info 2>/dev/null) || { echo "run.sh: the kernel lab is not up (lab/klab up --export tmpfs)" >&2; exit 3; }
 export_kind=$(sed -n 's/^export=//p' <<<"$info")
