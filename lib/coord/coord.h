@@ -33,6 +33,7 @@
 #ifndef DENTRACE_COORD_H
 #define DENTRACE_COORD_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -140,6 +141,23 @@ struct dt_coord_skew {
 int dt_coord_skew_stats(struct dt_coord *c, struct dt_coord_skew *s);
 int dt_coord_skew(struct dt_coord *c, uint64_t *p50, uint64_t *p99,
 		  uint64_t *max);
+
+/*
+ * This host's side of the start skew: how late it woke after each
+ * barrier's release instant (its own clock, so free of the offset
+ * estimate's error), over the barriers this handle (in this process)
+ * passed; its clock offset to the coordinator and that estimate's
+ * uncertainty; and whether the waits ran at real-time priority (see
+ * rt_raise() in client.c).  barriers == 0: none passed yet.
+ */
+struct dt_coord_wake_stats {
+	unsigned int barriers;
+	uint64_t p50_ns, p99_ns, max_ns;
+	int64_t offset_ns;
+	uint64_t unc_ns;
+	bool rt;
+};
+int dt_coord_wake_stats(struct dt_coord *c, struct dt_coord_wake_stats *w);
 
 /* The host index and run data this handle joined with. */
 const struct dt_coord_info *dt_coord_info(const struct dt_coord *c);

@@ -257,6 +257,20 @@ void dt_mh_exchange(struct dt_run *r, struct dt_history *h)
 	dt_history_sort(h);
 }
 
+/* this host's part of the skew, on its own clock */
+static void report_host_wake(struct dt_run *r)
+{
+	struct dt_coord_wake_stats w;
+
+	if (dt_coord_wake_stats(dt_coord_handle, &w) < 0 || !w.barriers)
+		return;
+	dt_diag(r, "host_wake_late_us", "host %d: p50 %.1f p99 %.1f max %.1f "
+		"over %u barriers, clock offset %+.1f +- %.1f, wait at %s "
+		"priority", r->host, w.p50_ns / 1e3, w.p99_ns / 1e3,
+		w.max_ns / 1e3, w.barriers, w.offset_ns / 1e3, w.unc_ns / 1e3,
+		w.rt ? "real-time" : "normal");
+}
+
 void dt_mh_report_skew(struct dt_run *r)
 {
 	struct dt_coord_skew s;
@@ -268,6 +282,7 @@ void dt_mh_report_skew(struct dt_run *r)
 		"barriers (offset uncertainty %.1f)",
 		s.p50_ns / 1e3, s.p99_ns / 1e3, s.max_ns / 1e3, s.barriers,
 		s.unc_ns / 1e3);
+	report_host_wake(r);
 }
 
 /* ---- values between the hosts of a test (dt_barrier, dt_post, dt_peek) -- */
