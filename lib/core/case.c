@@ -72,6 +72,8 @@ static void case_child(const struct dt_test *t, const struct dt_case *c,
 		.iterations = o->iterations ? o->iterations : DT_DEFAULT_ITERATIONS,
 		.seed = o->seed, .host = o->host, .nhosts = o->nhosts,
 		.hang_op = o->hang_op, .stale_ns = o->stale_ns,
+		.timeout_s = o->timeout ? o->timeout :
+			     (t->timeout ? t->timeout : 60),
 	};
 	int rc;
 

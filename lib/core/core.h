@@ -103,6 +103,7 @@ struct dt_run {
 	int host;			/* this host's index in a multi-host run */
 	int nhosts;			/* hosts in the run (1 when alone) */
 	int failures;			/* dt_fail calls so far */
+	int timeout_s;			/* the case's hard timeout */
 	/*
 	 * How stale another host's changes may look here (ns): the mount's
 	 * bound in a multi-host run on a caching client, else 0.  The reads

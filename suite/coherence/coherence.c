@@ -261,6 +261,25 @@ static void run_change(struct dt_run *r, enum change kind, int change_op)
 
 	c.bound_ns = stale_bound(r, why, sizeof(why));
 	c.min_reps = r->iterations < MIN_REPS ? r->iterations : MIN_REPS;
+	/*
+	 * Each change may take the bound plus the observers' slack to be
+	 * seen: a bound that leaves no room for the changes the case needs
+	 * within its timeout (the default caching of a kernel mount: acdirmax
+	 * 60 s) cannot be judged here; say so rather than time out.
+	 */
+	{
+		double need_s = (double)c.min_reps *
+				(double)(c.bound_ns + POLL_SLACK_NS) / 1e9 +
+				r->duration;
+
+		if (need_s > 0.8 * r->timeout_s)
+			dt_skip(r, "stale bound %.1f s (%s): %ld changes may "
+				"take %.0f s, more than this case's timeout "
+				"of %d s allows; run with --timeout %.0f to "
+				"judge it", (double)c.bound_ns / 1e9, why,
+				c.min_reps, need_s, r->timeout_s,
+				need_s / 0.8 + 1);
+	}
 	/* one writer and at least one observer in the run */
 	if (n * r->nhosts < 2)
 		n = 2;
