@@ -74,6 +74,9 @@ static void case_child(const struct dt_test *t, const struct dt_case *c,
 		.hang_op = o->hang_op, .stale_ns = o->stale_ns,
 		.timeout_s = o->timeout ? o->timeout :
 			     (t->timeout ? t->timeout : 60),
+		.clock_slack_ns = o->nhosts <= 1 ? 0 :
+				  o->check_opts.skew_ns ? o->check_opts.skew_ns :
+				  DT_MH_CLOCK_SLACK_NS,
 	};
 	int rc;
 

@@ -90,6 +90,8 @@ int dt_main(const struct dt_test *t, int argc, char **argv);
 
 /* ---- the run context of one case -------------------------------------- */
 
+#define DT_MH_CLOCK_SLACK_NS	(5 * 1000 * 1000ull)	/* = lab/dtexec's skew:5 */
+
 struct dt_run {
 	const struct dt_test *test;
 	const struct dt_case *tcase;
@@ -104,6 +106,14 @@ struct dt_run {
 	int nhosts;			/* hosts in the run (1 when alone) */
 	int failures;			/* dt_fail calls so far */
 	int timeout_s;			/* the case's hard timeout */
+	/*
+	 * Multi-host: how far apart two events of different hosts may truly
+	 * be in the other order than their times say (the hosts' clocks are
+	 * put on one time line by estimated offsets): the checker's skew
+	 * (--check-history=...,skew:MS), else DT_MH_CLOCK_SLACK_NS; 0 alone.
+	 * An oracle that compares one host's op with another's adds it.
+	 */
+	uint64_t clock_slack_ns;
 	/*
 	 * How stale another host's changes may look here (ns): the mount's
 	 * bound in a multi-host run on a caching client, else 0.  The reads
