@@ -629,7 +629,7 @@ int dt_oracle_no_move_into_self(const struct dt_history *h,
 /* an event of one thread's own sequence */
 struct tkey {
 	uint32_t who;		/* host << 16 | thread */
-	uint64_t start;
+	uint64_t start;		/* its end, see dt_oracle_open_reads */
 	size_t idx;
 };
 
@@ -707,9 +707,14 @@ int dt_oracle_open_reads(const struct dt_history *h, const char *prefix,
 		/* every OPEN counts: one of another name ends ours */
 		if (e->op == DT_OP_OPEN || e->op == DT_OP_READ ||
 		    e->op == DT_OP_CLOSE)
+			/*
+			 * a thread's ops in their order: by end, which a
+			 * caching client's widened OPEN (start moved back
+			 * by the stale bound) leaves in place
+			 */
 			key[nk++] = (struct tkey){
 				.who = (uint32_t)e->host << 16 | e->thread,
-				.start = e->start_ns, .idx = i,
+				.start = dt_ev_end(e), .idx = i,
 			};
 	}
 	if (nk > 1)

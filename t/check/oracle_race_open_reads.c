@@ -40,6 +40,34 @@ int main(void)
 	verdict_is(rc, &v, 0, 0, NULL, "good: same history sorted by start");
 	dt_history_free(&h);
 
+	/*
+	 * a caching client: OPENs widened by a stale bound longer than the
+	 * run (starts moved back before every other op); the thread's order
+	 * holds, and a failed read after the unlink is still caught
+	 */
+	reader(&h, 0, F0, SIZE);
+	reader(&h, 1, F1, SIZE);
+	for (size_t i = 0; i < h.n; i++)
+		h.ev[i].start_ns += 1000, h.ev[i].end_ns += 1000;
+	dt_history_widen_reads(&h, 1000);
+	rc = dt_oracle_open_reads(&h, P, SIZE, &v);
+	verdict_is(rc, &v, 0, 0, NULL, "good: widened OPENs keep each thread's order");
+	dt_history_free(&h);
+	reader(&h, 0, F0, SIZE);
+	bad = ev(&h, 0, DT_OP_OPEN, "s/f.1.0", NULL, 0, 0, 100, 105);
+	bad = ev(&h, 0, DT_OP_READ, "", NULL, -ESTALE, 0, 160, 170);
+	ev(&h, 1, DT_OP_UNLINK, "s/f.1.0", NULL, 0, 0, 120, 130);
+	for (size_t i = 0; i < h.n; i++)
+		h.ev[i].start_ns += 1000, h.ev[i].end_ns += 1000;
+	dt_history_widen_reads(&h, 1000);
+	bad = 0;
+	for (size_t i = 0; i < h.n; i++)
+		if (h.ev[i].op == DT_OP_READ && h.ev[i].result == -ESTALE)
+			bad = i;
+	rc = dt_oracle_open_reads(&h, P, SIZE, &v);
+	verdict_is(rc, &v, 1, bad, "a read of open", "bad: widened history, ESTALE read after unlink caught");
+	dt_history_free(&h);
+
 	/* reads outside an open of ours are not judged */
 	reader(&h, 0, F0, SIZE);
 	ev(&h, 0, DT_OP_READ, "", NULL, -EBADF, 0, 100, 110);	/* after close */
