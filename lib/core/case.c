@@ -115,7 +115,7 @@ static void case_child(const struct dt_test *t, const struct dt_case *c,
 		t->setup(&r);
 	c->run(&r);
 	/* the checker takes the recorded times, and the bound apart */
-	dt_history_widen_reads(&r.hist, -(int64_t)r.stale_ns);
+	dt_history_widen_reads(&r.hist, -(int64_t)dt_read_widen_ns(&r));
 	if (o->check_history && r.hist.n)
 		check_history(&r, &o->check_opts, o->stale_why,
 			      o->timeout ? o->timeout :

@@ -111,7 +111,7 @@ struct dt_run {
 	 * be in the other order than their times say (the hosts' clocks are
 	 * put on one time line by estimated offsets): the checker's skew
 	 * (--check-history=...,skew:MS), else DT_MH_CLOCK_SLACK_NS; 0 alone.
-	 * An oracle that compares one host's op with another's adds it.
+	 * Reads are widened by it too (dt_read_widen_ns).
 	 */
 	uint64_t clock_slack_ns;
 	/*
@@ -127,6 +127,18 @@ struct dt_run {
 	/* test-only debug knob (--hang-op) used to prove the watchdog */
 	const char *hang_op;
 };
+
+/*
+ * How far dt_run_workers moves the start of the reads it returns in
+ * r->hist back: the stale bound plus the clock slack between hosts, so
+ * that an oracle comparing a read with another host's change allows
+ * both (the general checker gets the un-widened times and its own
+ * stale and skew options).
+ */
+static inline uint64_t dt_read_widen_ns(const struct dt_run *r)
+{
+	return r->stale_ns + r->clock_slack_ns;
+}
 
 /*
  * Multi-host runs (--coord): every host runs the same case in the same

@@ -280,8 +280,11 @@ void dt_run_workers(struct dt_run *r, int n, dt_worker_fn fn, void *arg)
 	/* across hosts: ship what this call recorded, get everyone's */
 	if (dt_mh_active())
 		dt_mh_exchange(r, &fresh);
-	/* a caching client may show another host's change this late */
-	dt_history_widen_reads(&fresh, (int64_t)r->stale_ns);
+	/*
+	 * a caching client may show another host's change this late, and
+	 * another host's clock may be off by the slack
+	 */
+	dt_history_widen_reads(&fresh, (int64_t)dt_read_widen_ns(r));
 	if (dt_history_move(&r->hist, &fresh) < 0)
 		dt_broken(r, "merge histories: out of memory");
 	dt_history_sort(&r->hist);

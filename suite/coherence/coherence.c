@@ -260,14 +260,6 @@ static void run_change(struct dt_run *r, enum change kind, int change_op)
 	long changes = 0, failed = 0;
 
 	c.bound_ns = stale_bound(r, why, sizeof(why));
-	/* A's change and B's lookup are on two hosts' clocks */
-	if (r->clock_slack_ns) {
-		size_t l = strlen(why);
-
-		c.bound_ns += r->clock_slack_ns;
-		snprintf(why + l, sizeof(why) - l, ", + %.1f ms clock slack between hosts",
-			 (double)r->clock_slack_ns / 1e6);
-	}
 	c.min_reps = r->iterations < MIN_REPS ? r->iterations : MIN_REPS;
 	/*
 	 * Each change may take the bound plus the observers' slack to be
