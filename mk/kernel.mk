@@ -4,6 +4,7 @@
 # the checkout (DT_KERNEL_CACHE, default /var/cache/dentrace/kernel).
 #   make kernel           the unmutated control kernel
 #   make kernel-mutants   the control and every lab/kernel/mutants/*.patch
+#   make mutants          the mutant table: lab/kmutation (kernel lab, per variant)
 # Not part of `make all` or `make check`: a first build takes ~15-30 min on
 # two cores, each mutant after it under a minute (lab/kernel/README.md).
 # This file is included before the main Makefile's first rule: its first
@@ -19,3 +20,10 @@ kernel:
 
 kernel-mutants:
 	lab/kernel/build --all $(KERNEL_CACHE_ARG)
+
+# The mutant table (lab/kmutation): control + every mutant, each booted in
+# the kernel lab (which it locks per variant) under the general catalogue.
+# Takes tens of minutes; KMUTATION_ARGS e.g. --short, --mutants A,B, --first.
+.PHONY: mutants kmutation
+mutants kmutation: all
+	lab/kmutation $(KMUTATION_ARGS)
