@@ -59,3 +59,19 @@ uninstall:
 	@[ -f $(I_LIB)/installed ] || { echo "uninstall: no $(I_LIB)/installed: nothing of dentrace under $(I_ROOT)" >&2; exit 1; }
 	cd $(I_ROOT) && xargs rm -f <lib/dentrace/installed
 	-rmdir $(I_LIB)/suite $(I_LIB)/tools $(I_LIB) $(I_SHARE)/xfail $(I_SHARE)/lab $(I_SHARE) 2>/dev/null
+
+# make deb: the Debian package from debian/, built in a copy of the tree
+# under $(BUILD)/deb/ (the checkout stays clean: dpkg-buildpackage writes
+# beside its source directory), then lintian on it.
+DEB_DIR := $(BUILD)/deb
+DEB_SRC := $(DEB_DIR)/dentrace-$(VERSION)
+.PHONY: deb
+deb:
+	rm -rf $(DEB_DIR)
+	mkdir -p $(DEB_SRC)
+	git ls-files -co --exclude-standard | grep -v '^reports/' | \
+		while read -r f; do [ -e "$$f" ] && printf '%s\n' "$$f"; done | \
+		tar -cf - -T - | tar -xf - -C $(DEB_SRC)
+	cd $(DEB_SRC) && dpkg-buildpackage -us -uc -b
+	lintian --info --fail-on error,warning $(DEB_DIR)/dentrace_$(VERSION)_*.changes
+	@ls -l $(DEB_DIR)/*.deb
