@@ -22,6 +22,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,7 +115,7 @@ int dt_mountinfo_find(FILE *f, const char *path, struct dt_mount_info *out)
 
 int dt_mount_of(const char *path, struct dt_mount_info *out)
 {
-	char real[DT_PATH_MAX];
+	char real[PATH_MAX];	/* realpath writes up to PATH_MAX bytes */
 	FILE *f;
 	int rc;
 
