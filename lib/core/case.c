@@ -314,8 +314,13 @@ int dt_run_case(int num, const struct dt_test *t, const struct dt_case *c,
 		need_sweep = dt_hang_kill(pid, dt_fmt("%s.%s", t->name,
 						      c->name), &hang);
 		dt_capture_close(&cap);
-		leave_run(dt_fmt("%s.%s killed", t->name, c->name));
+		/* the other hosts' verdict names this host and why */
 		hung = status == -ETIMEDOUT;
+		leave_run(dt_fmt("%s.%s %s", t->name, c->name,
+				 hang.unreaped ? "hung: its tasks stay stuck "
+						 "in the kernel (a leftover)"
+				 : hung ? "hung: killed at the timeout"
+					: "killed"));
 		/* a hang is the system's failure; an interrupt gives no verdict */
 		outcome = status == -ETIMEDOUT ? DT_FAIL : DT_BROKEN;
 		if (status == -ETIMEDOUT && waiting) {
