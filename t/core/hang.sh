@@ -29,15 +29,9 @@ grace=5		# DT_REAP_GRACE_S in lib/core/internal.h
 full=0
 [ "${1:-}" = --full ] && full=1
 
-skip() { echo "1..0 # SKIP $*"; exit 0; }
-if [ -z "${DT_HANG_NS:-}" ]; then
-	[ "$(id -u)" = 0 ] || skip "needs root (FUSE mounts)"
-	[ -c /dev/fuse ] || skip "no /dev/fuse"
-	command -v fusermount3 >/dev/null || skip "no fusermount3 (package fuse3)"
-	[ -x "$bugfs" ] || skip "no $bugfs (libfuse3-dev missing at build time?)"
-	command -v unshare >/dev/null || skip "no unshare"
-	DT_HANG_NS=1 exec unshare --mount --propagation private -- "$0" "$@"
-fi
+# shellcheck source=t/fusens.sh
+. "$root/t/fusens.sh"
+fuse_ns_or_skip DT_HANG_NS "$0" "$@"
 # the FUSE connections' control files (private to this namespace's mounts)
 [ -d /sys/fs/fuse/connections ] || skip "no /sys/fs/fuse/connections"
 mountpoint -q /sys/fs/fuse/connections ||
@@ -114,12 +108,15 @@ wait_gone() {
 }
 
 if [ "$full" = 1 ]; then
-	# every catalogue test (not perf, not kernel-only), its own mount each
-	printf '%-22s %8s %-8s %s\n' test verdict_s outcomes left_behind
+	# every catalogue test (not perf, not kernel-only), its own mount each,
+	# 10 s case timeout; the bound: per case the timeout, the reap grace
+	# and the free's grace, plus slack
+	printf '# %-18s %5s %9s %-22s %9s %s\n' test cases verdict_s outcomes leftovers left_behind
 	for src in "$root"/suite/*/*.c; do
 		t=$(basename "$src" .c)
 		[ -x "$build/bin/$t" ] || continue
 		"$build/bin/$t" --list | head -1 | grep -qwE 'perf|kernel-only' && continue
+		ncases=$("$build/bin/$t" --list | wc -l)
 		up "$t" deadlock_lookup
 		prog "$tmp/$t.tap" "$build/bin/$t" --target "$mnt" --timeout 10 \
 			--duration 2 --free-fuse
@@ -129,8 +126,12 @@ if [ "$full" = 1 ]; then
 		alive $pids && left="pids $pids"
 		outs=$(sed -n 's/^  outcome: //p' "$tmp/$t.tap" | sort | uniq -c |
 		       awk '{ printf "%s%s:%s", s, $2, $1; s = "," }')
-		printf '%-22s %8s %-8s %s (exit %s)\n' "$t" "$el" "${outs:-pass}" "$left" "$rc"
-		ok "$([ "$rc" != 0 ] && [ "$left" = none ]; echo $?)" "$t: a verdict in ${el}s, nothing left behind"
+		nleft=$(grep -c '^  leftover:' "$tmp/$t.tap")
+		printf '# %-18s %5s %9s %-22s %9s %s (exit %s)\n' "$t" "$ncases" "$el" \
+			"${outs:-pass}" "$nleft" "$left" "$rc"
+		bound=$(( ncases * (10 + 2 * grace) + 10 ))
+		ok "$([ "$el" -le "$bound" ] && [ "$left" = none ]; echo $?)" \
+			"$t: verdicts in ${el}s (bound ${bound}s), nothing left behind"
 		down
 	done
 	echo "1..$n"
