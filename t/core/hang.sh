@@ -141,10 +141,11 @@ fi
 echo "1..12"
 # 1. deadlocked target, no --free-fuse: verdict, then nothing touched
 up a deadlock_lookup
-prog "$tmp/a.tap" "$bin" --target "$mnt" --case absent --timeout 4 \
+# (11 s: one "# still running" line, said every 10 s)
+prog "$tmp/a.tap" "$bin" --target "$mnt" --case absent --timeout 11 \
 	--duration 1 --op-timeout 60
 pids=$(pids_of "$tmp/a.tap")
-bound=$(( 4 + grace + 6 ))
+bound=$(( 11 + grace + 6 ))
 ok "$([ "$rc" = 1 ] && [ "$el" -le "$bound" ]; echo $?)" \
 	"the program ends by itself through a pipe, exit 1 (exit $rc after ${el}s, bound ${bound}s)"
 ok "$(grep -q '^not ok 1 - lookup_storm.absent # hung' "$tmp/a.tap" &&
@@ -154,7 +155,9 @@ ok "$([ -n "$pids" ] && grep -q 'wchan=request_wait_answer' "$tmp/a.tap" &&
 	"... a leftover block with the stuck task's kernel stack"
 ok "$(grep -q "would_free_it: .*/sys/fs/fuse/connections/$(conn)/abort" "$tmp/a.tap"; echo $?)" \
 	"... saying what is stuck and what would free it"
-ok "$(grep -q '^# case lookup_storm.absent started' "$tmp/a.tap"; echo $?)" "... and when the case started"
+ok "$(grep -q '^# case lookup_storm.absent started' "$tmp/a.tap" &&
+      grep -qE '^# still running: 1[01] s, ops [1-9][0-9]*$' "$tmp/a.tap"; echo $?)" \
+	"... and when the case started, and that it still ran at 10 s with its op count"
 # shellcheck disable=SC2086
 ok "$(alive $pids; echo $?)" "without --free-fuse the leftover is left alone (still there after exit)"
 conn_abort
