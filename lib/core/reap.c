@@ -16,6 +16,7 @@
  *     connection, which --free-fuse aborts (that one connection only).
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -279,6 +280,39 @@ static void proc_state(pid_t pid, char *buf, size_t len)
 }
 
 /*
+ * The leader of a killed process is a zombie as soon as it exits; what
+ * keeps the process is its other tasks: "Z (zombie); tasks: D 8, Z 1".
+ */
+static void proc_states(pid_t pid, char *buf, size_t len)
+{
+	char st[64];
+	int count[26] = { 0 };
+	struct dirent *d;
+	DIR *dir = opendir(dt_fmt("/proc/%d/task", (int)pid));
+	size_t used;
+
+	proc_state(pid, buf, len);
+	if (!dir)
+		return;
+	while ((d = readdir(dir))) {
+		if (d->d_name[0] == '.')
+			continue;
+		proc_state(atoi(d->d_name), st, sizeof(st));
+		if (st[0] >= 'A' && st[0] <= 'Z')
+			count[st[0] - 'A']++;
+	}
+	closedir(dir);
+	used = strlen(buf);
+	for (int i = 0, n = 0; i < 26; i++) {
+		if (!count[i] || used >= len)
+			continue;
+		used += (size_t)snprintf(buf + used, len - used, "%s%c %d",
+					 n++ ? ", " : "; tasks: ", 'A' + i,
+					 count[i]);
+	}
+}
+
+/*
  * Reap the leftovers that ended by deadline (saying so if say); returns
  * how many are still there.
  */
@@ -327,7 +361,7 @@ bool dt_hang_kill(pid_t pid, const char *what, struct dt_hang *h)
 {
 	uint64_t killed = dt_now_ns();
 	struct ybuf y = { h->yaml, sizeof(h->yaml), 0 };
-	char state[64], stacks[12288];
+	char state[128], stacks[12288];
 
 	char name[96];
 
@@ -337,7 +371,7 @@ bool dt_hang_kill(pid_t pid, const char *what, struct dt_hang *h)
 	h->unreaped = !dt_kill_group(pid, DT_REAP_GRACE_S);
 	if (!h->unreaped)
 		return true;
-	proc_state(pid, state, sizeof(state));
+	proc_states(pid, state, sizeof(state));
 	dt_collect_stacks(pid, 0, stacks, sizeof(stacks));
 	yadd(&y, "  leftover:\n    pid: %d\n    state: %s\n"
 		    "    unreaped_s: %.1f\n    note: %s\n", (int)pid,
