@@ -491,7 +491,9 @@ int dt_main(const struct dt_test *t, int argc, char **argv)
 			printf("not ok %d - %s.%s # BROKEN: coordination lost "
 			       "(%s)\n", ++num, t->name, c->name,
 			       dt_coord_lost);
-			worst = DT_BROKEN;
+			/* a hang found before it stays the run's verdict */
+			if (worst < 0 || rank[DT_BROKEN] > rank[worst])
+				worst = DT_BROKEN;
 			continue;
 		}
 		int out = dt_run_case(++num, t, c, &tgt, &o);
