@@ -5,7 +5,8 @@
  * connects to the target, makes its scratch directory, runs the case,
  * judges the history and removes the scratch directory again.  If the
  * child dies or hangs, the parent kills its group and sweeps the scratch
- * directory from a fresh child of its own.
+ * directory from a fresh child of its own; a child the target holds in
+ * the kernel is reported and left behind instead (reap.c).
  */
 #define _GNU_SOURCE
 #include <errno.h>
