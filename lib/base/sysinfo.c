@@ -69,10 +69,14 @@ void dt_collect_stacks(pid_t pid, pid_t only_tid, char *buf, size_t len)
 			dt_read_small(path, wchan, sizeof(wchan));
 			snprintf(path, sizeof(path), "%s/stack", task);
 			dt_read_small(path, stack, sizeof(stack));
+			/* an unreadable stack is a note without a newline */
+			size_t sl = strlen(stack);
 			if (used < len)
 				used += snprintf(buf + used, len - used,
-						 "task %s (%s) wchan=%s\n%s",
-						 d->name, comm, wchan, stack);
+						 "task %s (%s) wchan=%s\n%s%s",
+						 d->name, comm, wchan, stack,
+						 sl && stack[sl - 1] != '\n'
+							 ? "\n" : "");
 		}
 	}
 	close(dfd);

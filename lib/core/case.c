@@ -5,10 +5,12 @@
  * connects to the target, makes its scratch directory, runs the case,
  * judges the history and removes the scratch directory again.  If the
  * child dies or hangs, the parent kills its group and sweeps the scratch
- * directory from a fresh child of its own.
+ * directory from a fresh child of its own; a child the target holds in
+ * the kernel is reported and left behind instead (reap.c).
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -157,6 +159,13 @@ static void sweep_after_kill(const struct dt_target *tgt, pid_t casepid,
 		char path[DT_PATH_MAX];
 
 		setpgid(0, 0);
+		/* a sweep stuck in the kernel must not hold the run's stdout */
+		int null = open("/dev/null", O_WRONLY);
+		if (null >= 0) {
+			dup2(null, STDOUT_FILENO);
+			dup2(null, STDERR_FILENO);
+			close(null);
+		}
 		if (tgt->ops->connect(tgt, &conn) < 0)
 			_exit(1);
 		snprintf(path, sizeof(path), DT_SCRATCH_PREFIX "%s.%d.%s.%s",
@@ -167,9 +176,13 @@ static void sweep_after_kill(const struct dt_target *tgt, pid_t casepid,
 		return;
 	/* even when dt_interrupted: a bounded sweep, then the run stops */
 	if (dt_wait_deadline(p, dt_now_ns() + 20ull * 1000000000ull, false) < 0) {
-		dt_kill_group(p);
+		struct dt_hang h;
+
 		printf("# could not sweep scratch of pid %d in 20 s; the next "
 		       "run sweeps it\n", (int)casepid);
+		if (!dt_hang_kill(p, "scratch sweep", &h))
+			printf("# the sweep (pid %d) is stuck in the kernel too: "
+			       "left behind\n", (int)p);
 	}
 }
 
@@ -265,15 +278,22 @@ int dt_run_case(int num, const struct dt_test *t, const struct dt_case *c,
 	uint64_t t0 = dt_now_ns();
 	int timeout = o->timeout ? o->timeout : (t->timeout ? t->timeout : 60);
 	int outcome, status;
-	bool need_sweep = false;
+	bool need_sweep = false, hung = false, stuck_exiting;
 	char evidence[16384] = "";
+	static struct dt_hang hang;	/* big: not on the stack */
+	struct dt_capture cap;
 
 	memset(dt_shared, 0, sizeof(*dt_shared));
+	hang.unreaped = false;
+	printf("# case %s.%s started\n", t->name, c->name);
 	fflush(stdout);
+	fflush(stderr);
+	dt_capture_open(&cap);
 	pid_t pid = fork();
 	if (pid < 0) {
 		printf("not ok %d - %s.%s # fork: %s\n", num, t->name, c->name,
 		       strerror(errno));
+		dt_capture_close(&cap);
 		return DT_BROKEN;
 	}
 	if (pid == 0) {
@@ -282,11 +302,12 @@ int dt_run_case(int num, const struct dt_test *t, const struct dt_case *c,
 		signal(SIGTERM, SIG_DFL);
 		/* a case never outlives its harness (kill -9 of the run) */
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		dt_capture_child(&cap);
 		case_child(t, c, tgt, o);
 	}
 	setpgid(pid, pid);
-	status = dt_wait_deadline(pid, t0 + (uint64_t)timeout * 1000000000ull,
-			       true);
+	status = dt_wait_case(pid, t0, t0 + (uint64_t)timeout * 1000000000ull,
+			      &cap, &stuck_exiting);
 	if (status == -ETIMEDOUT || status == -EINTR) {
 		/* now, before leaving the run can take its own time */
 		uint64_t waiting = __atomic_load_n(&dt_shared->waiting_since_ns,
@@ -295,19 +316,33 @@ int dt_run_case(int num, const struct dt_test *t, const struct dt_case *c,
 					  : 0;
 
 		dt_collect_stacks(pid, 0, evidence, sizeof(evidence));
-		dt_kill_group(pid);
-		leave_run(dt_fmt("%s.%s killed", t->name, c->name));
-		need_sweep = true;
+		/* bounded: a task stuck in the kernel stays behind */
+		need_sweep = dt_hang_kill(pid, dt_fmt("%s.%s", t->name,
+						      c->name), &hang);
+		dt_capture_close(&cap);
+		/* the other hosts' verdict names this host and why */
+		hung = status == -ETIMEDOUT;
+		leave_run(dt_fmt("%s.%s %s", t->name, c->name,
+				 hang.unreaped ? "hung: its tasks stay stuck "
+						 "in the kernel (a leftover)"
+				 : hung ? "hung: killed at the timeout"
+					: "killed"));
 		/* a hang is the system's failure; an interrupt gives no verdict */
 		outcome = status == -ETIMEDOUT ? DT_FAIL : DT_BROKEN;
 		if (status == -ETIMEDOUT && waiting) {
 			/* another host, not the system under test, is late */
 			outcome = DT_BROKEN;
+			hung = false;
 			snprintf(dt_shared->reason, sizeof(dt_shared->reason),
 				 "no verdict within the %d s timeout: waited "
 				 "%.1f s at multi-host barrier '%s' for a host "
 				 "that never arrived", timeout, waited_s,
 				 dt_shared->waiting_at);
+		} else if (stuck_exiting) {
+			snprintf(dt_shared->reason, sizeof(dt_shared->reason),
+				 "hung: the case ended but its tasks stayed "
+				 "stuck in the kernel past the %d s grace",
+				 DT_REAP_GRACE_S);
 		} else if (status == -ETIMEDOUT)
 			snprintf(dt_shared->reason, sizeof(dt_shared->reason),
 				 "hung: no verdict within the %d s timeout",
@@ -336,6 +371,7 @@ int dt_run_case(int num, const struct dt_test *t, const struct dt_case *c,
 		need_sweep = outcome != DT_PASS;
 	}
 
+	dt_capture_close(&cap);
 	double secs = (double)(dt_now_ns() - t0) / 1e9;
 	const char *name = dt_fmt("%s.%s", t->name, c->name);
 	switch (outcome) {
@@ -358,16 +394,22 @@ int dt_run_case(int num, const struct dt_test *t, const struct dt_case *c,
 
 		printf("  ---\n  outcome: %s\n  target: %s\n"
 		       "  duration_s: %.3f\n",
-		       names[outcome], dt_yaml_quote(tgt->spec), secs);
+		       hung ? "hung" : names[outcome],
+		       dt_yaml_quote(tgt->spec), secs);
 		if (xf)
 			printf("  known_failure: %s\n", dt_yaml_quote(xf));
 		fwrite(dt_shared->fail, 1, dt_shared->fail_len, stdout);
 		fwrite(dt_shared->diag, 1, dt_shared->diag_len, stdout);
-		if (evidence[0]) {
+		/* a leftover's own stacks (below) are the later word */
+		if (evidence[0] && !hang.unreaped) {
 			dt_shared->diag_len = 0;
 			dt_diag_block("kernel_stacks", evidence);
 			fwrite(dt_shared->diag, 1, dt_shared->diag_len,
 			       stdout);
+		}
+		if (hang.unreaped) {
+			fputs(hang.yaml, stdout);
+			dt_hang_free(o->free_fuse);
 		}
 		printf("  ...\n");
 	}
@@ -375,6 +417,10 @@ int dt_run_case(int num, const struct dt_test *t, const struct dt_case *c,
 	/* after the verdict: a silent server must not delay it */
 	if (need_sweep)
 		sweep_after_kill(tgt, pid, t, c);
+	else if (hang.unreaped)
+		printf("# scratch of pid %d left in place: the target holds "
+		       "its case in the kernel (the next run sweeps it)\n",
+		       (int)pid);
 	if (xf && (outcome == DT_FAIL || outcome == DT_BROKEN))
 		return DT_PASS;
 	return outcome;

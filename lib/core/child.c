@@ -77,9 +77,16 @@ int dt_wait_deadline(pid_t pid, uint64_t deadline, bool interruptible)
 	}
 }
 
-void dt_kill_group(pid_t pid)
+/*
+ * SIGKILL does not end a task that waits in the kernel for something that
+ * never comes (a FUSE request its daemon will not answer, a hard NFS mount
+ * whose server is gone): a blocking waitpid() on it would hang the run, so
+ * the wait is bounded by the grace and what stays is left behind.
+ */
+bool dt_kill_group(pid_t pid, int grace_s)
 {
 	kill(-pid, SIGKILL);
 	kill(pid, SIGKILL);
-	waitpid(pid, NULL, 0);
+	return dt_wait_deadline(pid, dt_now_ns() +
+				(uint64_t)grace_s * 1000000000ull, false) >= 0;
 }

@@ -36,6 +36,9 @@ struct dt_shared {
 	uint64_t waiting_since_ns;	/* dt_now_ns() when it began */
 	int coord_synced;		/* coord_sync holds the child's state */
 	unsigned char coord_sync[256];
+	/* for the parent's wait (reap.c): progress, and a child that ended */
+	uint64_t ops;			/* recorded ops so far */
+	uint64_t exit_ns;		/* dt_now_ns() at dt_case_exit */
 };
 
 extern struct dt_shared *dt_shared;	/* valid inside a case child */
@@ -95,6 +98,7 @@ struct dt_options {
 	double op_timeout;
 	int host, nhosts;
 	bool list, quiet;
+	bool free_fuse;			/* abort the FUSE target's connection */
 };
 
 /* ---- child.c: children of the harness, always waited for with a bound -- */
@@ -107,8 +111,16 @@ void dt_catch_stop_signals(void);
  * -ETIMEDOUT, or -EINTR when we were told to stop (if interruptible).
  */
 int dt_wait_deadline(pid_t pid, uint64_t deadline, bool interruptible);
-/* SIGKILL pid's process group and reap it */
-void dt_kill_group(pid_t pid);
+/*
+ * How long a killed child may take to die: SIGKILL to its process group,
+ * then its exit is polled (pidfd, waitpid WNOHANG) for at most this long.
+ * A child still there after it is stuck in the kernel: it is reported as
+ * an unreapable leftover (reap.c) and the run goes on without it.  So a
+ * test program ends within its case timeouts plus this grace per case.
+ */
+#define DT_REAP_GRACE_S 5
+/* SIGKILL pid's process group; true if it was reaped within grace_s */
+bool dt_kill_group(pid_t pid, int grace_s);
 
 /* ---- prepare.c: the target before the first case ------------------------ */
 
@@ -116,6 +128,42 @@ void dt_kill_group(pid_t pid);
 int dt_init_target(const struct dt_target *tgt);
 /* marker, sweep of dead runs' scratch, write probe; an exit status */
 int dt_prepare_target(const struct dt_target *tgt);
+
+/* ---- reap.c: children the target holds in the kernel ------------------- */
+
+/* a long case says "# still running" this often */
+#define DT_PROGRESS_S 10
+
+/* a child's stdout/stderr, in memfds the parent copies (out < 0: none) */
+struct dt_capture {
+	int out, err;
+	off_t out_done, err_done;
+};
+void dt_capture_open(struct dt_capture *c);
+void dt_capture_child(struct dt_capture *c);
+void dt_capture_flush(struct dt_capture *c);
+void dt_capture_close(struct dt_capture *c);
+/*
+ * Wait for the case child (with progress lines) until deadline; as
+ * dt_wait_deadline, and *stuck_exiting when it ended but cannot go.
+ */
+int dt_wait_case(pid_t pid, uint64_t t0, uint64_t deadline,
+		 struct dt_capture *cap, bool *stuck_exiting);
+/* Once, while the target answers: which mount holds it. */
+void dt_note_target(const struct dt_target *tgt);
+
+struct dt_hang {
+	bool unreaped;			/* SIGKILL did not end it in the grace */
+	char yaml[20480];		/* "  leftover:" block when unreaped */
+};
+/* Kill pid's group; false (and h filled) if it stays: a leftover. */
+bool dt_hang_kill(pid_t pid, const char *what, struct dt_hang *h);
+/* --free-fuse: abort the target's FUSE connection; YAML "freed:" line */
+void dt_hang_free(bool free_fuse);
+/* reap leftovers that ended by deadline; the number still there */
+int dt_leftovers_poll(uint64_t deadline, bool say);
+/* end of the run: name the leftovers still there */
+void dt_leftovers_final(void);
 
 /* ---- case.c: one case ----------------------------------------------------- */
 

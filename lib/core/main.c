@@ -115,6 +115,10 @@ static void usage(const struct dt_test *t, FILE *f)
 		"                       judge each case's whole history with the\n"
 		"                       general checker (env DT_CHECK_HISTORY); the\n"
 		"                       stale bound defaults to the target's mount options\n"
+		"      --free-fuse      when a case stays stuck in the kernel on a\n"
+		"                       FUSE target, abort that mount's connection\n"
+		"                       after reporting (for FUSE targets the run\n"
+		"                       started itself, e.g. tools/bugfs)\n"
 		"      --init-target    mark an EMPTY directory as a dentrace target\n"
 		"  -l, --list           list cases and tags\n"
 		"  -q, --quiet          YAML blocks only for failures\n"
@@ -294,6 +298,7 @@ int dt_main(const struct dt_test *t, int argc, char **argv)
 		{ "run-id", required_argument, NULL, 10 },
 		{ "history-dir", required_argument, NULL, 11 },
 		{ "check-history", optional_argument, NULL, 12 },
+		{ "free-fuse", no_argument, NULL, 14 },
 		{ "list", no_argument, NULL, 'l' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -356,6 +361,7 @@ int dt_main(const struct dt_test *t, int argc, char **argv)
 				return DT_EXIT_USAGE;
 			check_given = true;
 			break;
+		case 14: o.free_fuse = true; break;
 		case 'l': o.list = true; break;
 		case 'q': o.quiet = true; break;
 		case 'h': usage(t, stdout); return 0;
@@ -457,6 +463,7 @@ int dt_main(const struct dt_test *t, int argc, char **argv)
 	rc = stale_from_target(&tgt, &o);
 	if (rc)
 		return rc;
+	dt_note_target(&tgt);
 	if (o.check_history && o.stale_auto) {
 		o.check_opts.stale_ns = o.stale_ns;
 	} else if (o.check_history) {
@@ -484,7 +491,9 @@ int dt_main(const struct dt_test *t, int argc, char **argv)
 			printf("not ok %d - %s.%s # BROKEN: coordination lost "
 			       "(%s)\n", ++num, t->name, c->name,
 			       dt_coord_lost);
-			worst = DT_BROKEN;
+			/* a hang found before it stays the run's verdict */
+			if (worst < 0 || rank[DT_BROKEN] > rank[worst])
+				worst = DT_BROKEN;
 			continue;
 		}
 		int out = dt_run_case(++num, t, c, &tgt, &o);
@@ -493,6 +502,7 @@ int dt_main(const struct dt_test *t, int argc, char **argv)
 	}
 	if (dt_coord_handle)
 		dt_coord_leave(dt_coord_handle);
+	dt_leftovers_final();
 	if (dt_interrupted) {
 		printf("Bail out! dt_interrupted by signal %d\n", dt_interrupted);
 		return DT_EXIT_BROKEN;

@@ -110,16 +110,20 @@ int dt_init_target(const struct dt_target *tgt)
 /* Connect once in a bounded child: check the marker, sweep dead runs. */
 int dt_prepare_target(const struct dt_target *tgt)
 {
+	struct dt_capture cap;
 	pid_t p;
 	int status;
 
 	fflush(stdout);
+	fflush(stderr);
+	dt_capture_open(&cap);
 	p = fork();
 	if (p == 0) {
 		struct dt_conn *c;
 		int rc;
 
 		setpgid(0, 0);
+		dt_capture_child(&cap);
 		rc = tgt->ops->connect(tgt, &c);
 		if (rc < 0) {
 			printf("Bail out! cannot reach target %s: %s\n",
@@ -147,13 +151,19 @@ int dt_prepare_target(const struct dt_target *tgt)
 		tgt->ops->disconnect(c);
 		_exit(0);
 	}
-	if (p < 0)
+	if (p < 0) {
+		dt_capture_close(&cap);
 		return DT_EXIT_BROKEN;
+	}
 	status = dt_wait_deadline(p, dt_now_ns() + 30ull * 1000000000ull, true);
+	dt_capture_close(&cap);
 	if (status < 0) {
-		dt_kill_group(p);
-		printf("Bail out! target %s did not answer within 30 s\n",
-		       tgt->spec);
+		struct dt_hang h;
+		bool gone = dt_hang_kill(p, "target probe", &h);
+
+		printf("Bail out! target %s did not answer within 30 s%s\n",
+		       tgt->spec, gone ? "" : dt_fmt("; the probe (pid %d) "
+		       "stays stuck in the kernel", (int)p));
 		return DT_EXIT_TARGET;
 	}
 	return WIFEXITED(status) ? WEXITSTATUS(status) : DT_EXIT_BROKEN;

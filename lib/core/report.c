@@ -174,6 +174,10 @@ void dt_case_exit(int outcome)
 {
 	if (dt_shared)
 		set_outcome(outcome);
+	/* if a task stuck in the kernel keeps us, the parent will know */
+	if (dt_shared)
+		__atomic_store_n(&dt_shared->exit_ns, dt_now_ns(),
+				 __ATOMIC_RELEASE);
 	/* hand the coordinator handle's progress back to the parent */
 	if (dt_shared && dt_coord_handle &&
 	    dt_coord_sync_size() <= sizeof(dt_shared->coord_sync)) {

@@ -15,15 +15,9 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${DT_BUILD:-$root/build}
 bugfs=$build/bin/bugfs
 
-skip() { echo "1..0 # SKIP $*"; exit 0; }
-if [ -z "${DT_BUGFS_NS:-}" ]; then
-	[ "$(id -u)" = 0 ] || skip "needs root (FUSE mounts)"
-	[ -c /dev/fuse ] || skip "no /dev/fuse"
-	command -v fusermount3 >/dev/null || skip "no fusermount3 (package fuse3)"
-	[ -x "$bugfs" ] || skip "no $bugfs (libfuse3-dev missing at build time?)"
-	command -v unshare >/dev/null || skip "no unshare"
-	DT_BUGFS_NS=1 exec unshare --mount --propagation private -- "$0" "$@"
-fi
+# shellcheck source=t/fusens.sh
+. "$root/t/fusens.sh"
+fuse_ns_or_skip DT_BUGFS_NS "$0" "$@"
 
 tmp=$(mktemp -d /tmp/dt-bugfs.XXXXXX)
 pids=() mnts=()

@@ -55,6 +55,12 @@
  *   hang_lookup          a LOOKUP of a name matching hang_name that does not
  *                        exist never returns (until the caller is killed,
  *                        which interrupts it, or "release")
+ *   deadlock_lookup      the same, but like a deadlocked daemon it ignores
+ *                        the kernel's interrupt: a killed caller cannot
+ *                        die (its task waits in request_wait_answer) until
+ *                        "release", an abort of the connection
+ *                        (/sys/fs/fuse/connections/N/abort), or the daemon
+ *                        ends
  *   fileid_readdir       readdir reports d_ino = st_ino + 1
  *   excl_create_twice    exclusive create checks that the name is free,
  *                        makes an unnamed file, acknowledges, and links it
@@ -118,6 +124,7 @@ enum bug {
 	B_FILEID_READDIR,
 	B_EXCL_CREATE_TWICE,
 	B_UNLINK_TWICE,
+	B_DEADLOCK_LOOKUP,
 	B__COUNT
 };
 
@@ -132,6 +139,7 @@ static const char *const bug_names[B__COUNT] = {
 	[B_FILEID_READDIR] = "fileid_readdir",
 	[B_EXCL_CREATE_TWICE] = "excl_create_twice",
 	[B_UNLINK_TWICE] = "unlink_twice",
+	[B_DEADLOCK_LOOKUP] = "deadlock_lookup",
 };
 
 static struct {
@@ -644,19 +652,22 @@ static bool hang_matches(fuse_ino_t parent, const char *name)
 /*
  * Block like a server that never answers.  What ends it: the caller is
  * killed or interrupted (the kernel sends FUSE_INTERRUPT: reply EINTR, or
- * the caller could never die), "release" on the control file, unmount, or
- * HANG_MAX_S.  Returns true if the lookup should now proceed normally.
+ * the caller could never die) unless deadlocked, "release" on the control
+ * file, unmount or abort, or HANG_MAX_S.  Returns true if the lookup
+ * should now proceed normally.
  */
-static bool hang(fuse_req_t req, const char *name)
+static bool hang(fuse_req_t req, const char *name, bool deadlocked)
 {
 	uint64_t deadline = now_ns() + HANG_MAX_S * 1000000000ull;
 	unsigned gen = __atomic_load_n(&cfg.release_gen, __ATOMIC_ACQUIRE);
 	bool released = false;
 
 	__atomic_add_fetch(&cfg.hung, 1, __ATOMIC_RELAXED);
-	fprintf(stderr, "bugfs: hang_lookup: lookup of %s hangs\n", name);
+	fprintf(stderr, "bugfs: %s: lookup of %s hangs\n",
+		deadlocked ? "deadlock_lookup" : "hang_lookup", name);
 	while (now_ns() < deadline) {
-		if (fuse_req_interrupted(req) || fuse_session_exited(cfg.se))
+		if ((!deadlocked && fuse_req_interrupted(req)) ||
+		    fuse_session_exited(cfg.se))
 			break;
 		if (__atomic_load_n(&cfg.release_gen, __ATOMIC_ACQUIRE) != gen) {
 			released = true;
@@ -692,8 +703,9 @@ static void bf_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 		fuse_reply_entry(req, &e);
 		return;
 	}
-	if (bug_on(B_HANG_LOOKUP) && hang_matches(parent, name) &&
-	    !hang(req, name))
+	if ((bug_on(B_HANG_LOOKUP) || bug_on(B_DEADLOCK_LOOKUP)) &&
+	    hang_matches(parent, name) &&
+	    !hang(req, name, bug_on(B_DEADLOCK_LOOKUP)))
 		return;
 	if (bug_on(B_STALE_LOOKUP)) {
 		entry_init(&e);
