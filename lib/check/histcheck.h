@@ -23,7 +23,13 @@
  * the state of a path says which file it names now.
  *
  *   LOOKUP, OPEN     found F: PRESENT(F).  ENOENT: ABSENT.  OPEN EISDIR:
- *                    PRESENT dir.  READ and CLOSE are not judged.
+ *    (no O_CREAT)    PRESENT dir.  READ and CLOSE are not judged (data,
+ *                    not the namespace).
+ *   OPEN O_CREAT     ("open+") as a non-exclusive create whose fileid is
+ *                    not known; with O_EXCL ("open+!") as an exclusive
+ *                    create.  EEXIST (exclusive): PRESENT.  EISDIR:
+ *                    PRESENT dir.  ENOENT (a missing parent): no
+ *                    information.
  *   CREATE (excl,    success: ABSENT -> PRESENT(F, file).  EEXIST: PRESENT.
  *    "create!")      EISDIR: PRESENT dir.
  *   CREATE (not      success: ABSENT -> PRESENT(F, file), or PRESENT(G,
@@ -201,5 +207,17 @@ const char *dt_check_status_name(int status);	/* "consistent", ... */
  * -EINVAL when malformed.
  */
 int dt_check_parse_spec(const char *spec, struct dt_check_opts *o);
+
+/*
+ * The model's coverage, one row per operation a test can record (with the
+ * variants its flags make): whether the model judges it and how.  The
+ * table ends with a row whose op is NULL.  dtcheck --coverage prints it.
+ */
+struct dt_check_coverage {
+	const char *op;		/* as the dump writes it ("open+!") */
+	bool modelled;
+	const char *how;
+};
+extern const struct dt_check_coverage dt_check_coverage[];
 
 #endif /* DENTRACE_HISTCHECK_H */
