@@ -1461,6 +1461,58 @@ static void order_returns(struct ctx *C, const struct comp *cp)
 }
 
 /*
+ * fresh_creates: a path whose first change in the whole component (never
+ * just the subset being shrunk: the assumption must hold for the history)
+ * is a create starts ABSENT instead of UNKNOWN.  The memo hash
+ * stays sound: the initial states are the same for the whole search.
+ */
+static void fresh_initial_states(struct search *S, const struct op *ops,
+				 const struct comp *cp)
+{
+	enum { FIRST_UNSEEN, FIRST_CREATE, FIRST_OTHER };
+	uint64_t *earliest = calloc(cp->nnames ? cp->nnames : 1,
+				    sizeof(*earliest));
+
+	if (!earliest)
+		return;		/* UNKNOWN: weaker, never wrong */
+	/* st[].type is scratch here: what the first change is */
+	for (uint32_t j = 0; j < cp->nnames; j++)
+		S->st[j].type = FIRST_UNSEEN;
+	/* first pass: the earliest start of a change per path */
+	for (uint32_t j = 0; j < cp->nnames; j++)
+		earliest[j] = UINT64_MAX;
+	for (uint32_t k = 0; k < cp->n; k++) {
+		const struct op *o = &ops[k];
+
+		if (!op_changes(o))
+			continue;
+		if (o->s < earliest[o->a])
+			earliest[o->a] = o->s;
+		if (o->b != NONE && o->s < earliest[o->b])
+			earliest[o->b] = o->s;
+	}
+	/* second pass: is every change starting then an exclusive create? */
+	for (uint32_t k = 0; k < cp->n; k++) {
+		const struct op *o = &ops[k];
+
+		if (!op_changes(o))
+			continue;
+		if (o->s == earliest[o->a])
+			S->st[o->a].type = (o->kind == K_CREATE ||
+					    o->kind == K_CREATE_NX) &&
+					   S->st[o->a].type != FIRST_OTHER ?
+					   FIRST_CREATE : FIRST_OTHER;
+		if (o->b != NONE && o->s == earliest[o->b])
+			S->st[o->b].type = FIRST_OTHER;
+	}
+	for (uint32_t j = 0; j < cp->nnames; j++)
+		S->st[j] = (struct nst){
+			.kind = S->st[j].type == FIRST_CREATE ? S_ABSENT :
+							       S_UNKNOWN };
+	free(earliest);
+}
+
+/*
  * Search the subset pos[0..n) (ascending positions) of component cp.
  * Returns SR_*.
  */
@@ -1497,6 +1549,8 @@ static int search_subset(struct ctx *C, const struct comp *cp,
 		if (o->b != NONE && o->s < S->first_change[o->b])
 			S->first_change[o->b] = o->s;
 	}
+	if (C->o.fresh_creates)
+		fresh_initial_states(S, ops, cp);
 	for (uint32_t i = 0; i < cp->n; i++)
 		C->inset[i] = NONE;
 	for (uint32_t k = 0; k < n; k++)

@@ -143,6 +143,10 @@ struct dt_check_opts {
 	uint64_t stale_ns;	/* delta for reads of caching clients */
 	uint64_t skew_ns;	/* cross-host clock error (multi-host only) */
 	bool accept_errors;	/* unexpected errors are "no information" */
+	/* a path whose first change is a create (create, mkdir, open+) did
+	   not exist before it: the history holds the whole life of the names
+	   it creates (a fresh scratch dir), as the oracles assume */
+	bool fresh_creates;
 	uint64_t budget;	/* search steps per component, 0 = default */
 	uint64_t shrink_budget;	/* steps for the counterexample, 0 = default */
 	bool no_shrink;		/* report the whole violating component */
