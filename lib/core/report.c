@@ -125,17 +125,11 @@ static void set_outcome(int outcome)
 		dt_shared->outcome = outcome;
 }
 
-void dt_fail_at(struct dt_run *r, const char *file, int line, const char *op,
-		const char *expected, const char *observed, const char *fmt,
-		...)
+/* one failure into the "failures:" list (the first few in full) */
+static void fail_record(struct dt_run *r, const char *file, int line,
+			const char *op, const char *expected,
+			const char *observed, const char *msg)
 {
-	char msg[1024];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-
 	pthread_mutex_lock(&diag_lock);
 	int nth = ++dt_shared->failures;
 	set_outcome(DT_FAIL);
@@ -154,26 +148,44 @@ void dt_fail_at(struct dt_run *r, const char *file, int line, const char *op,
 		    dt_yaml_quote(op), dt_yaml_quote(expected), dt_yaml_quote(observed), dt_yaml_quote(msg));
 }
 
+void dt_fail_at(struct dt_run *r, const char *file, int line, const char *op,
+		const char *expected, const char *observed, const char *fmt,
+		...)
+{
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	dt_failsum_fail(op, observed, msg);
+	fail_record(r, file, line, op, expected, observed, msg);
+}
+
 void dt_fail_verdict_at(struct dt_run *r, const char *file, int line,
 			const char *oracle, const struct dt_verdict *v)
 {
+	char msg[1024];
+
 	if (!v->violations)
 		return;
 	if (v->event == SIZE_MAX)
-		dt_fail_at(r, file, line, oracle, v->expected, v->observed,
-			   "%s (%d violation%s)", v->what, v->violations,
-			   v->violations == 1 ? "" : "s");
+		snprintf(msg, sizeof(msg), "%s (%d violation%s)", v->what,
+			 v->violations, v->violations == 1 ? "" : "s");
 	else
-		dt_fail_at(r, file, line, oracle, v->expected, v->observed,
-			   "%s (%d violation%s, first at event %zu)", v->what,
-			   v->violations, v->violations == 1 ? "" : "s",
-			   v->event);
+		snprintf(msg, sizeof(msg), "%s (%d violation%s, first at "
+			 "event %zu)", v->what, v->violations,
+			 v->violations == 1 ? "" : "s", v->event);
+	dt_failsum_verdict(oracle, v);
+	fail_record(r, file, line, oracle, v->expected, v->observed, msg);
 }
 
 void dt_case_exit(int outcome)
 {
-	if (dt_shared)
+	if (dt_shared) {
 		set_outcome(outcome);
+		dt_failsum_render(dt_diag_append);
+	}
 	/* hand the coordinator handle's progress back to the parent */
 	if (dt_shared && dt_coord_handle &&
 	    dt_coord_sync_size() <= sizeof(dt_shared->coord_sync)) {

@@ -53,6 +53,8 @@ uint64_t dt_rand(uint64_t *s)
 
 void dt_workers_init_run(struct dt_run *r)
 {
+	/* the case's oracles run on this thread: count every violation */
+	dt_failsum_watch_oracles();
 	memset(&setup_worker, 0, sizeof(setup_worker));
 	setup_worker.run = r;
 	setup_worker.id = 0xffff;
