@@ -190,23 +190,19 @@ void dt_failsum_verdict(const char *oracle, const struct dt_verdict *v)
 	}
 }
 
-/* YAML for the case's report; "" when nothing failed */
-void dt_failsum_render(void (*emit)(const char *fmt, ...))
+/*
+ * The kinds so far, for report.c to render (failsum.c calls nothing of
+ * report.c, so the two objects do not call each other in a circle).
+ */
+void dt_failsum_each(void (*fn)(const char *kind, long count,
+				const char *first, const char *last,
+				void *arg),
+		     long *other, void *arg)
 {
 	pthread_mutex_lock(&fs.lock);
-	if (fs.nk) {
-		emit("  failure_summary:\n");
-		for (int i = 0; i < fs.nk; i++) {
-			const struct kind *k = &fs.k[i];
-
-			emit("    - kind: %s\n", dt_yaml_quote(k->key));
-			emit("      count: %ld\n", k->count);
-			emit("      first: %s\n", dt_yaml_quote(k->first));
-			emit("      last: %s\n", dt_yaml_quote(k->last[0] ?
-							    k->last : k->first));
-		}
-		if (fs.other)
-			emit("  failure_summary_other_kinds: %ld\n", fs.other);
-	}
+	for (int i = 0; i < fs.nk; i++)
+		fn(fs.k[i].key, fs.k[i].count, fs.k[i].first,
+		   fs.k[i].last[0] ? fs.k[i].last : fs.k[i].first, arg);
+	*other = fs.other;
 	pthread_mutex_unlock(&fs.lock);
 }

@@ -57,7 +57,12 @@ void dt_failsum_watch_oracles(void);	/* this thread's oracles */
 void dt_failsum_add(const char *kind, long times, const char *example);
 void dt_failsum_fail(const char *op, const char *observed, const char *msg);
 void dt_failsum_verdict(const char *oracle, const struct dt_verdict *v);
-void dt_failsum_render(void (*emit)(const char *fmt, ...));
+void dt_failsum_each(void (*fn)(const char *kind, long count,
+				const char *first, const char *last,
+				void *arg),
+		     long *other, void *arg);
+/* failure_summary YAML of the kinds so far (report.c) */
+void dt_failsum_render(void);
 
 /* ---- multihost.c: multi-host runs; all end the case BROKEN on failure --- */
 

@@ -180,11 +180,34 @@ void dt_fail_verdict_at(struct dt_run *r, const char *file, int line,
 	fail_record(r, file, line, oracle, v->expected, v->observed, msg);
 }
 
+static void render_kind(const char *kind, long count, const char *first,
+			const char *last, void *arg)
+{
+	bool *head = arg;
+
+	if (!*head)
+		dt_diag_append("  failure_summary:\n");
+	*head = true;
+	dt_diag_append("    - kind: %s\n      count: %ld\n      first: %s\n"
+		       "      last: %s\n", dt_yaml_quote(kind), count,
+		       dt_yaml_quote(first), dt_yaml_quote(last));
+}
+
+void dt_failsum_render(void)
+{
+	bool head = false;
+	long other = 0;
+
+	dt_failsum_each(render_kind, &other, &head);
+	if (other)
+		dt_diag_append("  failure_summary_other_kinds: %ld\n", other);
+}
+
 void dt_case_exit(int outcome)
 {
 	if (dt_shared) {
 		set_outcome(outcome);
-		dt_failsum_render(dt_diag_append);
+		dt_failsum_render();
 	}
 	/* hand the coordinator handle's progress back to the parent */
 	if (dt_shared && dt_coord_handle &&

@@ -54,7 +54,7 @@ int main(void)
 	for (int i = 0; i < 25; i++)
 		dt_fail(&r, "create", "0", i % 5 ? "EIO" : "ESTALE",
 			"create s/f.%d for the round", i);
-	dt_failsum_render(dt_diag_append);
+	dt_failsum_render();
 	note("failures list:\n%.*s", (int)dt_shared->fail_len, dt_shared->fail);
 	note("summary:\n%.*s", (int)dt_shared->diag_len, dt_shared->diag);
 
@@ -89,7 +89,7 @@ int main(void)
 		dt_fail(&r, i < 26 ? op : "more", "x", "y", "kind %d", i);
 	}
 	dt_shared->diag_len = 0;
-	dt_failsum_render(dt_diag_append);
+	dt_failsum_render();
 	ok(after(dt_shared->diag, "failure_summary_other_kinds: ") &&
 	   dt_shared->diag_len < 16 * 1024,
 	   "at most 16 kinds, the rest counted as other kinds (%zu bytes)",
