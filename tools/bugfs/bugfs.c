@@ -63,6 +63,8 @@
  *   unlink_twice         unlink checks that the name exists, acknowledges,
  *                        and removes it lag ms later, ignoring ENOENT: two
  *                        racing unlinkers both succeed
+ *   mkdir_lies           mkdir makes the directory and answers ENOENT: an
+ *                        operation that reports failure but took effect
  *
  * Open files are passthrough fds.  Every inode the kernel knows is a node in
  * a hash table keyed by the backing (st_dev, st_ino) and file handle
@@ -118,6 +120,7 @@ enum bug {
 	B_FILEID_READDIR,
 	B_EXCL_CREATE_TWICE,
 	B_UNLINK_TWICE,
+	B_MKDIR_LIES,
 	B__COUNT
 };
 
@@ -132,6 +135,7 @@ static const char *const bug_names[B__COUNT] = {
 	[B_FILEID_READDIR] = "fileid_readdir",
 	[B_EXCL_CREATE_TWICE] = "excl_create_twice",
 	[B_UNLINK_TWICE] = "unlink_twice",
+	[B_MKDIR_LIES] = "mkdir_lies",
 };
 
 static struct {
@@ -763,6 +767,10 @@ static void bf_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name,
 	if (dfd >= 0)
 		rc = mkdirat(dfd, name, mode);
 	fd_put(dfd);
+	if (rc == 0 && bug_on(B_MKDIR_LIES)) {
+		fuse_reply_err(req, ENOENT);	/* made, yet "no such" */
+		return;
+	}
 	make_reply(req, parent, name, rc);
 }
 
