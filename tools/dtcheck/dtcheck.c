@@ -45,6 +45,8 @@ static void usage(FILE *f)
 		"  --accept-errors  unexpected errors (ESTALE, EIO) are no information\n"
 		"  --quiet          only the verdict and the counterexample\n"
 		"  --coverage       print which recorded ops the model judges\n"
+		"  --fresh          a name first created in the history was absent\n"
+		"                   before (as the oracles assume)\n"
 		"exit: 0 consistent, 1 violation, 4 inconclusive, 64 usage,\n"
 		"      65 malformed input\n", DT_CHECK_DEFAULT_BUDGET);
 }
@@ -394,6 +396,7 @@ int main(int argc, char **argv)
 		{ "accept-errors", no_argument, NULL, 4 },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "coverage", no_argument, NULL, 5 },
+		{ "fresh", no_argument, NULL, 6 },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -425,6 +428,7 @@ int main(int argc, char **argv)
 			break;
 		case 4: o.accept_errors = true; break;
 		case 5: print_coverage(); return 0;
+		case 6: o.fresh_creates = true; break;
 		case 'q': quiet = true; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return EXIT_USAGE;
