@@ -960,6 +960,34 @@ static struct op read_op(uint32_t ev, uint32_t a, bool present, uint64_t fid,
 }
 
 /*
+ * An open with O_CREAT changes the name like a create (exclusive with
+ * O_EXCL, else "create or open what is there"), but its answer carries no
+ * fileid.  ENOENT means a missing parent, which this flat model does not
+ * hold: no information.  The server decides it: never widened.
+ */
+static int open_creat_op(struct ctx *C, size_t i, struct op *o)
+{
+	const struct dt_event *e = &C->h->ev[i];
+	int err = e->result < 0 ? -e->result : 0;
+
+	if (!err) {
+		o->kind = e->flags & DT_EVF_EXCL ? K_CREATE : K_CREATE_NX;
+		o->fid = 0;
+		o->tmask = TM_FILE;
+	} else if (err == EEXIST && (e->flags & DT_EVF_EXCL)) {
+		*o = read_op((uint32_t)i, o->a, true, 0, TM_ANY);
+	} else if (err == EISDIR) {
+		*o = read_op((uint32_t)i, o->a, true, 0, TM_DIR);
+	} else if (err == ENOENT) {
+		return 0;
+	} else {
+		return -1;
+	}
+	op_interval(C, e, false, o);
+	return 1;
+}
+
+/*
  * pass 1: the op one (non-listing) event is.  Returns 1 made an op, 0 none
  * needed (a no-change error), -1 unexpected error, -ENOMEM.
  */
@@ -974,8 +1002,12 @@ static int event_op(struct ctx *C, size_t i, struct op *o)
 		b = id_of(C, e->name2);
 	*o = (struct op){ .ev = (uint32_t)i, .a = a, .b = NONE };
 	switch (e->op) {
-	case DT_OP_LOOKUP:
 	case DT_OP_OPEN:
+		if (e->flags & DT_EVF_CREAT)
+			return open_creat_op(C, i, o);
+		/* without O_CREAT an open is a lookup */
+		__attribute__((fallthrough));
+	case DT_OP_LOOKUP:
 		cached_read = true;
 		if (!err)
 			*o = read_op((uint32_t)i, a, true, e->fileid, TM_ANY);
@@ -1429,6 +1461,58 @@ static void order_returns(struct ctx *C, const struct comp *cp)
 }
 
 /*
+ * fresh_creates: a path whose first change in the whole component (never
+ * just the subset being shrunk: the assumption must hold for the history)
+ * is a create starts ABSENT instead of UNKNOWN.  The memo hash
+ * stays sound: the initial states are the same for the whole search.
+ */
+static void fresh_initial_states(struct search *S, const struct op *ops,
+				 const struct comp *cp)
+{
+	enum { FIRST_UNSEEN, FIRST_CREATE, FIRST_OTHER };
+	uint64_t *earliest = calloc(cp->nnames ? cp->nnames : 1,
+				    sizeof(*earliest));
+
+	if (!earliest)
+		return;		/* UNKNOWN: weaker, never wrong */
+	/* st[].type is scratch here: what the first change is */
+	for (uint32_t j = 0; j < cp->nnames; j++)
+		S->st[j].type = FIRST_UNSEEN;
+	/* first pass: the earliest start of a change per path */
+	for (uint32_t j = 0; j < cp->nnames; j++)
+		earliest[j] = UINT64_MAX;
+	for (uint32_t k = 0; k < cp->n; k++) {
+		const struct op *o = &ops[k];
+
+		if (!op_changes(o))
+			continue;
+		if (o->s < earliest[o->a])
+			earliest[o->a] = o->s;
+		if (o->b != NONE && o->s < earliest[o->b])
+			earliest[o->b] = o->s;
+	}
+	/* second pass: is every change starting then an exclusive create? */
+	for (uint32_t k = 0; k < cp->n; k++) {
+		const struct op *o = &ops[k];
+
+		if (!op_changes(o))
+			continue;
+		if (o->s == earliest[o->a])
+			S->st[o->a].type = (o->kind == K_CREATE ||
+					    o->kind == K_CREATE_NX) &&
+					   S->st[o->a].type != FIRST_OTHER ?
+					   FIRST_CREATE : FIRST_OTHER;
+		if (o->b != NONE && o->s == earliest[o->b])
+			S->st[o->b].type = FIRST_OTHER;
+	}
+	for (uint32_t j = 0; j < cp->nnames; j++)
+		S->st[j] = (struct nst){
+			.kind = S->st[j].type == FIRST_CREATE ? S_ABSENT :
+							       S_UNKNOWN };
+	free(earliest);
+}
+
+/*
  * Search the subset pos[0..n) (ascending positions) of component cp.
  * Returns SR_*.
  */
@@ -1465,6 +1549,8 @@ static int search_subset(struct ctx *C, const struct comp *cp,
 		if (o->b != NONE && o->s < S->first_change[o->b])
 			S->first_change[o->b] = o->s;
 	}
+	if (C->o.fresh_creates)
+		fresh_initial_states(S, ops, cp);
 	for (uint32_t i = 0; i < cp->n; i++)
 		C->inset[i] = NONE;
 	for (uint32_t k = 0; k < n; k++)
@@ -2192,3 +2278,24 @@ int dt_check_parse_spec(const char *spec, struct dt_check_opts *o)
 	}
 	return 1;
 }
+
+/* Keep in step with event_op(): what each recorded operation becomes. */
+const struct dt_check_coverage dt_check_coverage[] = {
+	{ "lookup", true, "read: found F -> PRESENT(F), ENOENT -> ABSENT" },
+	{ "open", true, "read like lookup (fileid unknown); EISDIR -> dir" },
+	{ "open+", true, "O_CREAT: create or open what is there (no fileid)" },
+	{ "open+!", true, "O_CREAT|O_EXCL: exclusive create; EEXIST -> PRESENT" },
+	{ "create", true, "create or open a file of the same fileid" },
+	{ "create!", true, "exclusive create; EEXIST -> PRESENT" },
+	{ "mkdir", true, "exclusive create of a dir; EEXIST -> PRESENT" },
+	{ "rmdir", true, "PRESENT dir -> ABSENT; ENOENT, ENOTEMPTY, ENOTDIR read" },
+	{ "unlink", true, "PRESENT non-dir -> ABSENT; ENOENT, EISDIR read" },
+	{ "link", true, "b ABSENT -> PRESENT(F of a); EEXIST, ENOENT, EPERM read" },
+	{ "rename", true, "a -> b incl. rename-over and same-file no-op; ENOENT read" },
+	{ "rename-noreplace", false, "no backend call: no test records it" },
+	{ "readdir", true, "one atomic read per known child inside the listing; "
+			   "duplicates are violations" },
+	{ "read", false, "file data, not the namespace" },
+	{ "close", false, "file data, not the namespace" },
+	{ NULL, false, NULL },
+};

@@ -23,7 +23,13 @@
  * the state of a path says which file it names now.
  *
  *   LOOKUP, OPEN     found F: PRESENT(F).  ENOENT: ABSENT.  OPEN EISDIR:
- *                    PRESENT dir.  READ and CLOSE are not judged.
+ *    (no O_CREAT)    PRESENT dir.  READ and CLOSE are not judged (data,
+ *                    not the namespace).
+ *   OPEN O_CREAT     ("open+") as a non-exclusive create whose fileid is
+ *                    not known; with O_EXCL ("open+!") as an exclusive
+ *                    create.  EEXIST (exclusive): PRESENT.  EISDIR:
+ *                    PRESENT dir.  ENOENT (a missing parent): no
+ *                    information.
  *   CREATE (excl,    success: ABSENT -> PRESENT(F, file).  EEXIST: PRESENT.
  *    "create!")      EISDIR: PRESENT dir.
  *   CREATE (not      success: ABSENT -> PRESENT(F, file), or PRESENT(G,
@@ -137,6 +143,10 @@ struct dt_check_opts {
 	uint64_t stale_ns;	/* delta for reads of caching clients */
 	uint64_t skew_ns;	/* cross-host clock error (multi-host only) */
 	bool accept_errors;	/* unexpected errors are "no information" */
+	/* a path whose first change is a create (create, mkdir, open+) did
+	   not exist before it: the history holds the whole life of the names
+	   it creates (a fresh scratch dir), as the oracles assume */
+	bool fresh_creates;
 	uint64_t budget;	/* search steps per component, 0 = default */
 	uint64_t shrink_budget;	/* steps for the counterexample, 0 = default */
 	bool no_shrink;		/* report the whole violating component */
@@ -201,5 +211,17 @@ const char *dt_check_status_name(int status);	/* "consistent", ... */
  * -EINVAL when malformed.
  */
 int dt_check_parse_spec(const char *spec, struct dt_check_opts *o);
+
+/*
+ * The model's coverage, one row per operation a test can record (with the
+ * variants its flags make): whether the model judges it and how.  The
+ * table ends with a row whose op is NULL.  dtcheck --coverage prints it.
+ */
+struct dt_check_coverage {
+	const char *op;		/* as the dump writes it ("open+!") */
+	bool modelled;
+	const char *how;
+};
+extern const struct dt_check_coverage dt_check_coverage[];
 
 #endif /* DENTRACE_HISTCHECK_H */

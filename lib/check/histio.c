@@ -156,8 +156,12 @@ int dt_history_decode(const void *buf, size_t len, struct dt_history *h)
 		return -EBADMSG;
 	r.off = 4;
 	uint64_t count = get_le(&r, 4);
-	/* every event takes at least 43 bytes: reject absurd counts early */
-	if (count > (len - 8) / 43)
+	/*
+	 * every event takes at least 39 bytes (2+2+1+4+8+8+8, two empty
+	 * names, the list count): reject absurd counts early.  (It said 43
+	 * and refused histories of short names, e.g. four events on "s/f".)
+	 */
+	if (count > (len - 8) / 39)
 		return -EBADMSG;
 	for (uint64_t i = 0; i < count && !r.err; i++) {
 		struct dt_event e;

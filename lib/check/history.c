@@ -235,9 +235,13 @@ void dt_history_put_head(FILE *f, const struct dt_history *h, size_t i,
 	const struct dt_event *e = &h->ev[i];
 	char rbuf[16];
 
-	/* "create!" is an exclusive create: one token, the columns stay */
-	fprintf(f, "%zu %u %u %s%s ", i, e->host, e->thread,
+	/*
+	 * "create!" is an exclusive create, "open+" an open with O_CREAT
+	 * ("open+!" with O_EXCL too): one token, the columns stay
+	 */
+	fprintf(f, "%zu %u %u %s%s%s ", i, e->host, e->thread,
 		dt_op_name((enum dt_opcode)e->op),
+		e->flags & DT_EVF_CREAT ? "+" : "",
 		e->flags & DT_EVF_EXCL ? "!" : "");
 	dt_history_put_name(f, e->name);
 	fputc(' ', f);
@@ -308,8 +312,10 @@ void dt_history_widen_reads(struct dt_history *h, int64_t ns)
 		return;
 	for (size_t i = 0; i < h->n; i++) {
 		struct dt_event *e = &h->ev[i];
+		/* an open with O_CREAT writes: the server decides it */
 		bool read = e->op == DT_OP_LOOKUP || e->op == DT_OP_READDIR ||
-			    e->op == DT_OP_OPEN;
+			    (e->op == DT_OP_OPEN &&
+			     !(e->flags & DT_EVF_CREAT));
 
 		if (ns > 0 && read && !(e->flags & DT_EVF_WIDENED)) {
 			e->start_ns = e->start_ns > (uint64_t)ns ?

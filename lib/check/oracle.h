@@ -23,6 +23,19 @@ struct dt_verdict {
 	char observed[256];
 };
 
+/*
+ * Every violation an oracle counts, told as it counts it, for whoever
+ * summarizes failures by kind (core/failsum.c): begin() when an oracle
+ * starts judging, flag() for each violation with its event (SIZE_MAX:
+ * about the history as a whole).  Per thread; NULL turns it off.
+ */
+struct dt_violation_hook {
+	void (*begin)(void *arg);
+	void (*flag)(void *arg, const struct dt_history *h, size_t ev);
+	void *arg;
+};
+void dt_oracle_set_hook(const struct dt_violation_hook *hook);
+
 /* All LOOKUPs of name agree: same result and, if found, same fileid. */
 int dt_oracle_same_answer(const struct dt_history *h, const char *name,
 			  struct dt_verdict *v);

@@ -10,9 +10,18 @@
 #include "base/errname.h"
 #include "check/oracle_util.h"
 
+static __thread const struct dt_violation_hook *violation_hook;
+
+void dt_oracle_set_hook(const struct dt_violation_hook *hook)
+{
+	violation_hook = hook;
+}
+
 void dt_judge_init(struct dt_judge *j, const struct dt_history *h,
 		   struct dt_verdict *v)
 {
+	if (violation_hook && violation_hook->begin)
+		violation_hook->begin(violation_hook->arg);
 	memset(v, 0, sizeof(*v));
 	j->h = h;
 	j->v = v;
@@ -27,6 +36,8 @@ bool dt_judge_flag(struct dt_judge *j, size_t ev)
 {
 	struct dt_verdict *v = j->v;
 
+	if (violation_hook && violation_hook->flag)
+		violation_hook->flag(violation_hook->arg, j->h, ev);
 	v->violations++;
 	if (v->violations == 1 || ev < v->event) {
 		v->event = ev;

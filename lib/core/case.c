@@ -24,6 +24,37 @@
 
 
 /*
+ * Agreement mode: the test's oracles and the checker judged the same
+ * history; a disagreement is a gap in one of them, and is said so.  The
+ * test failing while the checker finds the history consistent is a
+ * checker gap (or a failure outside the namespace: the test's message
+ * says which); the checker finding a violation the test passed is an
+ * oracle gap.
+ */
+static void report_agreement(struct dt_run *r, int test_failures, int rc,
+			     const struct dt_check_result *res)
+{
+	if (rc == DT_CHECK_INCONCLUSIVE) {
+		dt_diag(r, "history_agreement", "unknown: the checker was "
+			"inconclusive");
+	} else if ((test_failures > 0) == (rc == DT_CHECK_VIOLATION)) {
+		dt_diag(r, "history_agreement", "agree: %s",
+			test_failures ? "both found a violation" :
+			"both found none");
+	} else if (test_failures) {
+		dt_diag(r, "history_agreement", "checker gap: the test failed "
+			"%d time(s), the checker found the history consistent "
+			"(%zu judged, %zu not judged, %zu errors accepted)",
+			test_failures, res->judged, res->not_judged,
+			res->errors_accepted);
+	} else {
+		dt_diag(r, "history_agreement", "oracle gap: the checker found "
+			"a violation the test's oracles passed: %s",
+			res->verdict.what);
+	}
+}
+
+/*
  * --check-history: the general checker on everything the case recorded.
  * A violation fails the case like an oracle, with the shrunk
  * counterexample as a YAML block; inconclusive is a diag, not a failure.
@@ -34,6 +65,8 @@ static void check_history(struct dt_run *r, const struct dt_check_opts *opts,
 	struct dt_check_opts co = *opts;
 	struct dt_check_result res;
 	uint64_t t0 = dt_now_ns();
+	/* the test's own judgment (its oracles, its checks) came first */
+	int test_failures = r->failures;
 	int rc;
 
 	/*
@@ -61,6 +94,7 @@ static void check_history(struct dt_run *r, const struct dt_check_opts *opts,
 		dt_diag(r, "history_check_inconclusive", "%s",
 			res.verdict.what);
 	}
+	report_agreement(r, test_failures, rc, &res);
 	dt_check_result_free(&res);
 }
 

@@ -55,6 +55,18 @@ const char *dt_yaml_quote(const char *s);
 /* Finish a case child now with the given outcome (flushes nothing else). */
 __attribute__((noreturn)) void dt_case_exit(int outcome);
 
+/* failures summarized by kind (failsum.c), rendered by dt_case_exit */
+void dt_failsum_watch_oracles(void);	/* this thread's oracles */
+void dt_failsum_add(const char *kind, long times, const char *example);
+void dt_failsum_fail(const char *op, const char *observed, const char *msg);
+void dt_failsum_verdict(const char *oracle, const struct dt_verdict *v);
+void dt_failsum_each(void (*fn)(const char *kind, long count,
+				const char *first, const char *last,
+				void *arg),
+		     long *other, void *arg);
+/* failure_summary YAML of the kinds so far (report.c) */
+void dt_failsum_render(void);
+
 /* ---- multihost.c: multi-host runs; all end the case BROKEN on failure --- */
 
 bool dt_mh_active(void);

@@ -54,22 +54,62 @@ static int check_target_marker(const struct dt_target *t, struct dt_conn *c)
 }
 
 /*
+ * A probe op whose answer disagrees with its effect: the target is wrong,
+ * not unusable.  That is a verdict (one failing TAP test with the
+ * evidence), not a target error: exit 1 like any failure.
+ */
+static __attribute__((noreturn)) void probe_lied(const struct dt_target *t,
+						 const char *op,
+						 const char *path, int rc,
+						 const char *after)
+{
+	printf("1..1\nnot ok 1 - target_probe: %s answered %s but %s\n",
+	       op, rc ? dt_strerr(rc) : "success", after);
+	printf("  ---\n  target: %s\n  op: \"%s %s\"\n  answered: \"%s\"\n"
+	       "  then: \"%s\"\n  verdict: \"the target is wrong, not "
+	       "unwritable: an operation's answer and its effect disagree\"\n"
+	       "  ...\n", dt_yaml_quote(t->spec), op, path,
+	       rc ? dt_strerr(rc) : "0", after);
+	fflush(stdout);
+	_exit(DT_EXIT_FAIL);
+}
+
+/*
  * Can dentrace write there?  A read-only export would otherwise make every
- * case BROKEN on its scratch mkdir; one Bail out says it once.  The probe
- * is named like a scratch dir of this process, so if the run dies between
- * mkdir and rmdir the next run's sweep removes it.
+ * case BROKEN on its scratch mkdir; one Bail out says it once.  A lookup
+ * after the mkdir and after the rmdir tells a broken target (the op failed
+ * and nothing happened) from a wrong one (the answer and the effect
+ * disagree: probe_lied).  The probe is named like a scratch dir of this
+ * process, so if the run dies between mkdir and rmdir the next run's sweep
+ * removes it.
  */
 static int probe_writable(const struct dt_target *t, struct dt_conn *c,
 			  char *path, size_t len)
 {
-	int rc;
+	struct dt_stat st;
+	int rc, seen, gone;
 
 	snprintf(path, len, DT_SCRATCH_PREFIX "%s.%d.probe.write",
 		 dt_short_hostname(), (int)getpid());
 	rc = t->ops->mkdir(c, path);
-	if (rc == 0)
+	if (rc == -EEXIST)
+		return 0;
+	seen = t->ops->lookup(c, path, &st);
+	if (rc < 0 && seen == 0) {
 		t->ops->rmdir(c, path);
-	return rc == -EEXIST ? 0 : rc;
+		probe_lied(t, "mkdir", path, rc, "the directory exists");
+	}
+	if (rc == 0 && seen == -ENOENT)
+		probe_lied(t, "mkdir", path, rc, "lookup finds no directory");
+	if (rc < 0)
+		return rc;
+	rc = t->ops->rmdir(c, path);
+	gone = t->ops->lookup(c, path, &st);
+	if (rc < 0 && gone == -ENOENT)
+		probe_lied(t, "rmdir", path, rc, "the directory is gone");
+	if (rc == 0 && gone == 0)
+		probe_lied(t, "rmdir", path, rc, "the directory is still there");
+	return 0;
 }
 
 /* --init-target: mark an empty POSIX directory as a dentrace target. */

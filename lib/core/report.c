@@ -125,17 +125,11 @@ static void set_outcome(int outcome)
 		dt_shared->outcome = outcome;
 }
 
-void dt_fail_at(struct dt_run *r, const char *file, int line, const char *op,
-		const char *expected, const char *observed, const char *fmt,
-		...)
+/* one failure into the "failures:" list (the first few in full) */
+static void fail_record(struct dt_run *r, const char *file, int line,
+			const char *op, const char *expected,
+			const char *observed, const char *msg)
 {
-	char msg[1024];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-
 	pthread_mutex_lock(&diag_lock);
 	int nth = ++dt_shared->failures;
 	set_outcome(DT_FAIL);
@@ -154,30 +148,70 @@ void dt_fail_at(struct dt_run *r, const char *file, int line, const char *op,
 		    dt_yaml_quote(op), dt_yaml_quote(expected), dt_yaml_quote(observed), dt_yaml_quote(msg));
 }
 
+void dt_fail_at(struct dt_run *r, const char *file, int line, const char *op,
+		const char *expected, const char *observed, const char *fmt,
+		...)
+{
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	dt_failsum_fail(op, observed, msg);
+	fail_record(r, file, line, op, expected, observed, msg);
+}
+
 void dt_fail_verdict_at(struct dt_run *r, const char *file, int line,
 			const char *oracle, const struct dt_verdict *v)
 {
+	char msg[1024];
+
 	if (!v->violations)
 		return;
 	if (v->event == SIZE_MAX)
-		dt_fail_at(r, file, line, oracle, v->expected, v->observed,
-			   "%s (%d violation%s)", v->what, v->violations,
-			   v->violations == 1 ? "" : "s");
+		snprintf(msg, sizeof(msg), "%s (%d violation%s)", v->what,
+			 v->violations, v->violations == 1 ? "" : "s");
 	else
-		dt_fail_at(r, file, line, oracle, v->expected, v->observed,
-			   "%s (%d violation%s, first at event %zu)", v->what,
-			   v->violations, v->violations == 1 ? "" : "s",
-			   v->event);
+		snprintf(msg, sizeof(msg), "%s (%d violation%s, first at "
+			 "event %zu)", v->what, v->violations,
+			 v->violations == 1 ? "" : "s", v->event);
+	dt_failsum_verdict(oracle, v);
+	fail_record(r, file, line, oracle, v->expected, v->observed, msg);
+}
+
+static void render_kind(const char *kind, long count, const char *first,
+			const char *last, void *arg)
+{
+	bool *head = arg;
+
+	if (!*head)
+		dt_diag_append("  failure_summary:\n");
+	*head = true;
+	dt_diag_append("    - kind: %s\n      count: %ld\n      first: %s\n"
+		       "      last: %s\n", dt_yaml_quote(kind), count,
+		       dt_yaml_quote(first), dt_yaml_quote(last));
+}
+
+void dt_failsum_render(void)
+{
+	bool head = false;
+	long other = 0;
+
+	dt_failsum_each(render_kind, &other, &head);
+	if (other)
+		dt_diag_append("  failure_summary_other_kinds: %ld\n", other);
 }
 
 void dt_case_exit(int outcome)
 {
-	if (dt_shared)
+	if (dt_shared) {
 		set_outcome(outcome);
-	/* if a task stuck in the kernel keeps us, the parent will know */
-	if (dt_shared)
+		dt_failsum_render();
+		/* if a task stuck in the kernel keeps us, the parent will know */
 		__atomic_store_n(&dt_shared->exit_ns, dt_now_ns(),
 				 __ATOMIC_RELEASE);
+	}
 	/* hand the coordinator handle's progress back to the parent */
 	if (dt_shared && dt_coord_handle &&
 	    dt_coord_sync_size() <= sizeof(dt_shared->coord_sync)) {

@@ -11,6 +11,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,6 +53,8 @@ uint64_t dt_rand(uint64_t *s)
 
 void dt_workers_init_run(struct dt_run *r)
 {
+	/* the case's oracles run on this thread: count every violation */
+	dt_failsum_watch_oracles();
 	memset(&setup_worker, 0, sizeof(setup_worker));
 	setup_worker.run = r;
 	setup_worker.id = 0xffff;
@@ -445,8 +448,12 @@ int dt_readdir(struct dt_worker *w, const char *path)
 int dt_open(struct dt_worker *w, const char *path, int flags,
 	    struct dt_file **f)
 {
-	return RECORDED(w, DT_OP_OPEN, path, NULL, 0,
-			OPS(w)->open(w->conn, path, flags, f));
+	/* with O_CREAT the open may change the name: the checker must know */
+	uint8_t evf = (flags & O_CREAT ? DT_EVF_CREAT : 0) |
+		      ((flags & O_CREAT) && (flags & O_EXCL) ? DT_EVF_EXCL : 0);
+
+	return RECORDED_F(w, DT_OP_OPEN, evf, path, NULL, 0,
+			  OPS(w)->open(w->conn, path, flags, f));
 }
 
 ssize_t dt_pread(struct dt_worker *w, struct dt_file *f, void *buf,

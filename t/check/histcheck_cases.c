@@ -207,6 +207,57 @@ static void unlink_cases(void)
 	      "rmdir ENOTEMPTY of an absent dir");
 }
 
+/* open with O_CREAT ("open+", "open+!") writes the name like a create */
+static size_t ev_open(struct dt_history *h, unsigned thread, const char *name,
+		      uint8_t flags, int result, uint64_t start, uint64_t end)
+{
+	size_t i = ev(h, thread, DT_OP_OPEN, name, NULL, result, 0, start, end);
+
+	h->ev[i].flags |= flags;
+	return i;
+}
+
+static void open_creat_cases(void)
+{
+	struct dt_history h = { 0 };
+
+	ev(&h, SETUP, DT_OP_LOOKUP, "s/o", NULL, -ENOENT, 0, 0, 10);
+	ev_open(&h, 1, "s/o", DT_EVF_CREAT, 0, 20, 30);
+	ev(&h, 2, DT_OP_LOOKUP, "s/o", NULL, 0, 7, 40, 50);
+	ev_open(&h, 2, "s/o", DT_EVF_CREAT, 0, 60, 70);	/* opens it */
+	ev_open(&h, 3, "s/o", DT_EVF_CREAT | DT_EVF_EXCL, -EEXIST, 60, 70);
+	ev(&h, 1, DT_OP_UNLINK, "s/o", NULL, 0, 0, 80, 90);
+	ev_open(&h, 3, "s/o", DT_EVF_CREAT | DT_EVF_EXCL, 0, 100, 110);
+	judge(&h, &strict, DT_CHECK_CONSISTENT, NULL, NO_EVENT,
+	      "open O_CREAT creates, O_EXCL after the unlink creates again");
+
+	ev(&h, SETUP, DT_OP_LOOKUP, "s/o", NULL, -ENOENT, 0, 0, 10);
+	ev_open(&h, 1, "s/o", DT_EVF_CREAT, 0, 20, 30);
+	ev(&h, 2, DT_OP_LOOKUP, "s/o", NULL, -ENOENT, 0, 40, 50);
+	judge(&h, &strict, DT_CHECK_VIOLATION, "not linearizable", NO_EVENT,
+	      "name lost after an open O_CREAT returned");
+
+	ev_open(&h, 1, "s/o", DT_EVF_CREAT, 0, 20, 30);
+	ev_open(&h, 2, "s/o", DT_EVF_CREAT | DT_EVF_EXCL, 0, 40, 50);
+	judge(&h, &strict, DT_CHECK_VIOLATION, "not linearizable", NO_EVENT,
+	      "open O_CREAT|O_EXCL succeeds on a name that exists");
+
+	/* stale bound: a write is never widened, unlike a plain open */
+	ev(&h, SETUP, DT_OP_LOOKUP, "s/o", NULL, -ENOENT, 0, 0, 10);
+	ev(&h, 1, DT_OP_CREATE, "s/o", NULL, 0, 0, 20, 30);
+	ev_open(&h, 2, "s/o", DT_EVF_CREAT | DT_EVF_EXCL, 0, 40, 50);
+	judge(&h, &(struct dt_check_opts){ .stale_ns = 1000 },
+	      DT_CHECK_VIOLATION, "not linearizable", NO_EVENT,
+	      "open O_EXCL is judged as written even with a stale bound");
+
+	ev(&h, SETUP, DT_OP_LOOKUP, "s/o", NULL, -ENOENT, 0, 0, 10);
+	ev(&h, 1, DT_OP_CREATE, "s/o", NULL, 0, 0, 20, 30);
+	ev(&h, 2, DT_OP_OPEN, "s/o", NULL, -ENOENT, 0, 40, 50);
+	judge(&h, &(struct dt_check_opts){ .stale_ns = 1000 },
+	      DT_CHECK_CONSISTENT, NULL, NO_EVENT,
+	      "plain open may be stale within the bound");
+}
+
 static void link_cases(void)
 {
 	struct dt_history h = { 0 };
@@ -386,6 +437,7 @@ int main(void)
 	rename_cases();
 	create_cases();
 	unlink_cases();
+	open_creat_cases();
 	link_cases();
 	readdir_cases();
 	error_cases();

@@ -17,6 +17,36 @@
 
 #define NO_EVENT SIZE_MAX
 
+/*
+ * The history the last ev()/ev_rd() appended to: verdict_is() exports it
+ * when it asserts a violation and DT_BAD_HISTORY_DIR is set, so that
+ * checker_vs_oracles can judge every bad history with the general checker.
+ */
+static struct dt_history *ev_last;
+
+/* Write ev_last as "<dir>/<n>": the test name, '\n', histio form */
+static inline void export_bad_history(const char *name)
+{
+	static unsigned n;
+	const char *dir = getenv("DT_BAD_HISTORY_DIR");
+	char path[4096];
+	void *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	if (!dir || !ev_last)
+		return;
+	snprintf(path, sizeof(path), "%s/%03u", dir, n++);
+	if (dt_history_encode(ev_last, &buf, &len) < 0 ||
+	    !(f = fopen(path, "w")))
+		bail_out("export bad history to %s", path);
+	fprintf(f, "%s\n", name);
+	fwrite(buf, 1, len, f);
+	if (fclose(f))
+		bail_out("write %s", path);
+	free(buf);
+}
+
 /* Append one event; returns its index.  name2 may be NULL. */
 static inline size_t ev(struct dt_history *h, unsigned thread,
 			enum dt_opcode op, const char *name, const char *name2,
@@ -37,6 +67,7 @@ static inline size_t ev(struct dt_history *h, unsigned thread,
 		snprintf(e.name2, sizeof(e.name2), "%s", name2);
 	if (dt_history_add(h, &e))
 		bail_out("dt_history_add: out of memory");
+	ev_last = h;
 	return h->n - 1;
 }
 
@@ -78,6 +109,7 @@ static inline size_t ev_rd(struct dt_history *h, unsigned thread,
 	e.list = l;
 	if (dt_history_add(h, &e))
 		bail_out("dt_history_add: out of memory");
+	ev_last = h;
 	return h->n - 1;
 }
 
@@ -107,6 +139,8 @@ static inline bool verdict_is(int rc, const struct dt_verdict *v, int want,
 {
 	bool pass = rc == want && v->violations == want;
 
+	if (want)
+		export_bad_history(name);
 	if (want)
 		pass = pass && v->event == want_ev &&
 		       (!what_has || strstr(v->what, what_has));

@@ -87,7 +87,7 @@ ids_agree() {
 nw=0
 fresh() { nw=$((nw + 1)); w=$a/w$nw; mkdir "$w"; }
 
-echo "1..25"
+echo "1..28"
 mkdir "$tmp/backing"
 up a "lag=400,stale=1"; ok $? "bugfs mounts"
 a=$tmp/a
@@ -167,6 +167,27 @@ wait $mv1
 ( sleep 0.1; mv "$w/src2" "$w/dst" ) & mv2=$!
 check_not "... the renaming client never does (the VFS lock hides it)" poll "$w/dst"
 wait $mv2
+ctl bug=none
+
+# ---- mkdir_lies: the target probe tells a wrong target from a broken one -------
+fresh; ctl bug=mkdir_lies
+check "mkdir_lies: mkdir answers ENOENT yet the directory exists" \
+	bash -c "! mkdir '$w/m' 2>/dev/null && [ -d '$w/m' ]"
+ctl bug=none; mkdir "$w/t"
+if [ -x "$build/bin/lookup_storm" ] &&
+   "$build/bin/lookup_storm" --target "$w/t" --init-target >/dev/null; then
+	ctl bug=mkdir_lies
+	out=$("$build/bin/lookup_storm" --target "$w/t" --case absent --duration 0.2 2>&1); rc=$?
+	ctl bug=none
+	ok $(( rc == 1 && $(grep -c '^not ok 1 - target_probe: mkdir answered ENOENT but the directory exists' <<<"$out") == 1 ? 0 : 1 )) \
+		"the target probe fails a mkdir that lies (exit $rc), not 65 \"not writable\""
+	ok $(( $(grep -c '^  then: "the directory exists"' <<<"$out") == 1 &&
+		$(find "$w/t" -mindepth 1 -maxdepth 1 -name 'dentrace.*' | wc -l) == 0 ? 0 : 1 )) \
+		"... with the evidence in YAML, and the probe dir removed"
+	[ "$rc" = 1 ] || sed 's/^/# /' <<<"$out"
+else
+	ok 0 "# SKIP no lookup_storm"; ok 0 "# SKIP no lookup_storm"
+fi
 ctl bug=none
 
 # ---- the mutation run, reduced: the history checker's own column --------------

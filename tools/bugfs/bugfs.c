@@ -69,6 +69,8 @@
  *   unlink_twice         unlink checks that the name exists, acknowledges,
  *                        and removes it lag ms later, ignoring ENOENT: two
  *                        racing unlinkers both succeed
+ *   mkdir_lies           mkdir makes the directory and answers ENOENT: an
+ *                        operation that reports failure but took effect
  *
  * Open files are passthrough fds.  Every inode the kernel knows is a node in
  * a hash table keyed by the backing (st_dev, st_ino) and file handle
@@ -125,6 +127,7 @@ enum bug {
 	B_EXCL_CREATE_TWICE,
 	B_UNLINK_TWICE,
 	B_DEADLOCK_LOOKUP,
+	B_MKDIR_LIES,
 	B__COUNT
 };
 
@@ -140,6 +143,7 @@ static const char *const bug_names[B__COUNT] = {
 	[B_EXCL_CREATE_TWICE] = "excl_create_twice",
 	[B_UNLINK_TWICE] = "unlink_twice",
 	[B_DEADLOCK_LOOKUP] = "deadlock_lookup",
+	[B_MKDIR_LIES] = "mkdir_lies",
 };
 
 static struct {
@@ -775,6 +779,10 @@ static void bf_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name,
 	if (dfd >= 0)
 		rc = mkdirat(dfd, name, mode);
 	fd_put(dfd);
+	if (rc == 0 && bug_on(B_MKDIR_LIES)) {
+		fuse_reply_err(req, ENOENT);	/* made, yet "no such" */
+		return;
+	}
 	make_reply(req, parent, name, rc);
 }
 

@@ -5,6 +5,7 @@
  *
  *   dtcheck [--stale MS] [--skew MS] [--budget N] [--accept-errors]
  *           [--quiet] FILE...          ("-" reads stdin)
+ *   dtcheck --coverage                   (the model's coverage table)
  *
  * Several files (one per host) are merged on their recorded clocks (each
  * file's "# t0_ns" line plus its offsets); events present in more than one
@@ -43,6 +44,9 @@ static void usage(FILE *f)
 		"  --budget N       search steps per component (default %llu)\n"
 		"  --accept-errors  unexpected errors (ESTALE, EIO) are no information\n"
 		"  --quiet          only the verdict and the counterexample\n"
+		"  --coverage       print which recorded ops the model judges\n"
+		"  --fresh          a name first created in the history was absent\n"
+		"                   before (as the oracles assume)\n"
 		"exit: 0 consistent, 1 violation, 4 inconclusive, 64 usage,\n"
 		"      65 malformed input\n", DT_CHECK_DEFAULT_BUDGET);
 }
@@ -162,16 +166,25 @@ static int parse_op(const char *t, uint8_t *op, uint8_t *flags)
 
 	*flags = 0;
 	if (len && t[len - 1] == '!') {
-		*flags = DT_EVF_EXCL;
+		*flags |= DT_EVF_EXCL;
+		len--;
+	}
+	if (len && t[len - 1] == '+') {
+		*flags |= DT_EVF_CREAT;
 		len--;
 	}
 	for (int i = 0; i < DT_OP__COUNT; i++) {
 		const char *n = dt_op_name((enum dt_opcode)i);
 
-		if (strlen(n) == len && !strncmp(n, t, len)) {
-			*op = (uint8_t)i;
-			return *flags && i != DT_OP_CREATE ? -EINVAL : 0;
-		}
+		if (strlen(n) != len || strncmp(n, t, len))
+			continue;
+		*op = (uint8_t)i;
+		/* create!, open+, open+!: nothing else carries flags */
+		if (i == DT_OP_CREATE)
+			return *flags & DT_EVF_CREAT ? -EINVAL : 0;
+		if (i == DT_OP_OPEN)
+			return *flags == DT_EVF_EXCL ? -EINVAL : 0;
+		return *flags ? -EINVAL : 0;
 	}
 	return -EINVAL;
 }
@@ -359,6 +372,21 @@ static int parse_ms(const char *opt, const char *s, uint64_t *ns)
 	return 0;
 }
 
+/* --coverage: which recorded operations the model judges, as a table */
+static void print_coverage(void)
+{
+	size_t yes = 0, n = 0;
+
+	printf("%-17s %-9s %s\n", "op", "modelled", "how");
+	for (const struct dt_check_coverage *c = dt_check_coverage; c->op;
+	     c++, n++) {
+		printf("%-17s %-9s %s\n", c->op, c->modelled ? "yes" : "no",
+		       c->how);
+		yes += c->modelled;
+	}
+	printf("# %zu of %zu modelled\n", yes, n);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option lopts[] = {
@@ -367,6 +395,8 @@ int main(int argc, char **argv)
 		{ "budget", required_argument, NULL, 3 },
 		{ "accept-errors", no_argument, NULL, 4 },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "coverage", no_argument, NULL, 5 },
+		{ "fresh", no_argument, NULL, 6 },
 		{ "help", no_argument, NULL, 'h' },
 		{ 0 }
 	};
@@ -397,6 +427,8 @@ int main(int argc, char **argv)
 			}
 			break;
 		case 4: o.accept_errors = true; break;
+		case 5: print_coverage(); return 0;
+		case 6: o.fresh_creates = true; break;
 		case 'q': quiet = true; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return EXIT_USAGE;
