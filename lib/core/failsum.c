@@ -125,6 +125,13 @@ static void hook_begin(void *arg)
 	pthread_mutex_unlock(&fs.lock);
 }
 
+/* keys and examples are capped: a cut one ends in "..." */
+static void mark_cut(char *buf, size_t size, int n)
+{
+	if (n >= (int)size && size > 4)
+		memcpy(buf + size - 4, "...", 4);
+}
+
 static void hook_flag(void *arg, const struct dt_history *h, size_t ev)
 {
 	const struct dt_event *e;
@@ -134,15 +141,19 @@ static void hook_flag(void *arg, const struct dt_history *h, size_t ev)
 	if (ev >= h->n)
 		return;		/* about the whole history: the verdict says */
 	e = &h->ev[ev];
-	snprintf(key, sizeof(key), "%s %s", dt_op_name((enum dt_opcode)e->op),
-		 e->result == 0 && (e->op == DT_OP_LOOKUP ||
-				    e->op == DT_OP_OPEN) ? "found" :
-		 dt_resname(e->result, rb, sizeof(rb)));
-	snprintf(ex, sizeof(ex), "#%zu h%u t%u %s(%s%s%s) = %s fileid %llu",
-		 ev, e->host, e->thread, dt_op_name((enum dt_opcode)e->op),
-		 e->name, e->name2[0] ? ", " : "", e->name2,
-		 dt_resname(e->result, rb, sizeof(rb)),
-		 (unsigned long long)e->fileid);
+	mark_cut(key, sizeof(key),
+		 snprintf(key, sizeof(key), "%s %s",
+			  dt_op_name((enum dt_opcode)e->op),
+			  e->result == 0 && (e->op == DT_OP_LOOKUP ||
+					     e->op == DT_OP_OPEN) ? "found" :
+			  dt_resname(e->result, rb, sizeof(rb))));
+	mark_cut(ex, sizeof(ex),
+		 snprintf(ex, sizeof(ex), "#%zu h%u t%u %s(%s%s%s) = %s fileid %llu",
+			  ev, e->host, e->thread,
+			  dt_op_name((enum dt_opcode)e->op), e->name,
+			  e->name2[0] ? ", " : "", e->name2,
+			  dt_resname(e->result, rb, sizeof(rb)),
+			  (unsigned long long)e->fileid));
 	pthread_mutex_lock(&fs.lock);
 	count_in(fs.pend, &fs.npend, FS_PENDING, &fs.pend_other, key, 1, ex);
 	pthread_mutex_unlock(&fs.lock);
