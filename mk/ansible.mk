@@ -6,9 +6,12 @@
 #   make ansible-check   ansible-lint, then on the running tier-1 lab over
 #                        SSH (lab/ssh): provision, provision again (must
 #                        change nothing), check, teardown; lab/ssh down
-#                        at the end.  Needs `lab/lab up` first.  The
-#                        checkout must not change meanwhile: provision
-#                        copies it, and a changed file is a change.
+#                        at the end.  Needs `lab/lab up` first, and
+#                        `make deb` (provision installs build/deb's
+#                        package; ANSIBLE_ARGS='-e dentrace_install=source'
+#                        copies and builds the checkout instead, which
+#                        must not change meanwhile: a changed file is a
+#                        change).
 #
 # This file is included before the main Makefile's first rule: its first
 # rule must be `all`, or it would become the default goal.

@@ -38,7 +38,13 @@ I_FILES  = bin/dentrace $(addprefix bin/,$(notdir $(I_TOOLS))) \
 	   $(addprefix lib/dentrace/suite/,$(notdir $(SUITE_BINS))) \
 	   $(addprefix lib/dentrace/tools/,$(notdir $(I_HELPERS))) \
 	   $(addprefix share/dentrace/xfail/,$(notdir $(I_XFAIL))) \
-	   share/dentrace/lab/report share/man/man1/dentrace.1 lib/dentrace/installed
+	   share/dentrace/lab/report share/man/man1/dentrace.1 \
+	   $(patsubst %,share/man/man1/%.1,$(notdir $(I_TOOLS))) lib/dentrace/installed
+# the tools' man pages are their --help (tools/help-to-man)
+I_MANSUM_dtcoordd  = coordinator of a multi-host dentrace run
+I_MANSUM_dtcheck   = judge saved dentrace histories with the history checker
+I_MANSUM_dtcompare = compare dentrace performance samples statistically
+I_MANSUM_dtproxy   = TCP forwarder with delay and faults for dentrace labs
 
 .PHONY: install uninstall
 install: all
@@ -52,6 +58,8 @@ install: all
 	$(INSTALL) -m 0755 lab/report $(I_SHARE)/lab/
 	sed 's/@VERSION@/$(VERSION)/' man/dentrace.1 >$(I_MAN1)/dentrace.1
 	chmod 0644 $(I_MAN1)/dentrace.1
+	$(foreach t,$(I_TOOLS),tools/help-to-man $(t) '$(VERSION)' '$(I_MANSUM_$(notdir $(t)))' >$(I_MAN1)/$(notdir $(t)).1 && \
+		chmod 0644 $(I_MAN1)/$(notdir $(t)).1 &&) true
 	printf '%s\n' $(I_FILES) >$(I_LIB)/installed
 
 # removes the listed files, then whichever of our directories are empty
