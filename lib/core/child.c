@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdio.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -77,9 +78,21 @@ int dt_wait_deadline(pid_t pid, uint64_t deadline, bool interruptible)
 	}
 }
 
+/*
+ * A process with a thread in uninterruptible sleep (a kernel that lost a
+ * wake-up) does not die of SIGKILL until that thread wakes: waiting for it
+ * without a bound would hang the harness and lose the verdict and the
+ * evidence already collected.  Give it a few seconds, then leave it.
+ */
+#define KILL_REAP_MS 5000
+
 void dt_kill_group(pid_t pid)
 {
 	kill(-pid, SIGKILL);
 	kill(pid, SIGKILL);
-	waitpid(pid, NULL, 0);
+	if (dt_wait_deadline(pid, dt_now_ns() + KILL_REAP_MS * 1000000ull,
+			     false) == -ETIMEDOUT)
+		fprintf(stderr, "dentrace: child %d did not die of SIGKILL "
+			"within %d ms (a task in uninterruptible sleep?): "
+			"left behind\n", (int)pid, KILL_REAP_MS);
 }

@@ -107,7 +107,7 @@ void dt_catch_stop_signals(void);
  * -ETIMEDOUT, or -EINTR when we were told to stop (if interruptible).
  */
 int dt_wait_deadline(pid_t pid, uint64_t deadline, bool interruptible);
-/* SIGKILL pid's process group and reap it */
+/* SIGKILL pid's process group and reap it (bounded: see child.c) */
 void dt_kill_group(pid_t pid);
 
 /* ---- prepare.c: the target before the first case ------------------------ */
