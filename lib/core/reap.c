@@ -183,7 +183,8 @@ static void unescape(char *s)
 /* the device minor of the mount at mnt, from /proc/self/mountinfo */
 static int mount_minor(const char *mnt, unsigned *minor)
 {
-	char line[4096], point[DT_PATH_MAX];
+	/* point holds any field of line: as large (the width below) */
+	char line[4096], point[4096];
 	unsigned maj, min;
 	int rc = -ENOENT;
 	FILE *f = fopen("/proc/self/mountinfo", "re");
