@@ -6,7 +6,10 @@
 # uninstall leaves no file behind.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
-build=${DT_BUILD:-$root/build}
+# what `make install` installs is the plain build, also when the self-tests
+# run from a sanitizer build (DT_BUILD=build-san): its objects would need
+# the sanitizer's flags to link
+build=$root/build
 tmp=$(mktemp -d /tmp/dt-install.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 n=0 failed=0
