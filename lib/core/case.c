@@ -145,13 +145,19 @@ static void case_child(const struct dt_test *t, const struct dt_case *c,
 	if ((t->needs & (DT_NEED_LINK | DT_NEED_OPEN)) && !tgt->ops->link)
 		dt_skip(&r, "backend %s lacks link/open", tgt->ops->name);
 
+	/* from here an op stuck on the target fails the case, in any phase */
+	dt_case_watch(&r);
+	dt_step_begin("connect", tgt->spec);
 	rc = tgt->ops->connect(tgt, &r.conn);
+	dt_step_end();
 	if (rc < 0)
 		dt_broken(&r, "connect to %s: %s", tgt->spec, dt_strerr(rc));
 	snprintf(r.scratch, sizeof(r.scratch), DT_SCRATCH_PREFIX "%s.%d.%s.%s",
 		 dt_short_hostname(), (int)getpid(), t->name, c->name);
 	if (dt_leader(&r)) {
+		dt_step_begin("mkdir", r.scratch);
 		rc = tgt->ops->mkdir(r.conn, r.scratch);
+		dt_step_end();
 		if (rc < 0)
 			dt_broken(&r, "mkdir scratch %s on %s: %s", r.scratch,
 				  tgt->spec, dt_strerr(rc));
@@ -163,6 +169,7 @@ static void case_child(const struct dt_test *t, const struct dt_case *c,
 	dt_workers_init_run(&r);
 	if (t->setup)
 		t->setup(&r);
+	dt_case_phase("run");
 	c->run(&r);
 	/* the checker takes the recorded times, and the bound apart */
 	dt_history_widen_reads(&r.hist, -(int64_t)dt_read_widen_ns(&r));
@@ -179,6 +186,7 @@ static void case_child(const struct dt_test *t, const struct dt_case *c,
 		dt_diag(&r, "history", "%s%s", path,
 			rc < 0 ? " (could not be written)" : "");
 	}
+	dt_case_phase("cleanup");
 	if (t->cleanup)
 		t->cleanup(&r);
 	if (dt_mh_active()) {
@@ -187,7 +195,9 @@ static void case_child(const struct dt_test *t, const struct dt_case *c,
 		dt_shared->mh_done = 1;
 		dt_mh_report_skew(&r);
 	}
+	dt_step_begin("remove", r.scratch);
 	rc = dt_leader(&r) ? dt_remove_tree(tgt->ops, r.conn, r.scratch) : 0;
+	dt_step_end();
 	if (rc < 0)
 		dt_broken(&r, "remove scratch %s: %s", r.scratch,
 			  dt_strerr(rc));
@@ -313,10 +323,11 @@ int dt_run_case(int num, const struct dt_test *t, const struct dt_case *c,
 {
 	const char *xf = xfail_reason(o->xfail, tgt->label, t->name, c->name);
 	uint64_t t0 = dt_now_ns();
+	double up0 = dt_uptime_s();	/* the kernel log's clock */
 	int timeout = o->timeout ? o->timeout : (t->timeout ? t->timeout : 60);
 	int outcome, status;
 	bool need_sweep = false, hung = false, stuck_exiting;
-	char evidence[16384] = "";
+	char evidence[16384] = "", klog[4096] = "";
 	static struct dt_hang hang;	/* big: not on the stack */
 	struct dt_capture cap;
 
@@ -368,6 +379,8 @@ int dt_run_case(int num, const struct dt_test *t, const struct dt_case *c,
 					  : 0;
 
 		dt_collect_stacks(pid, 0, evidence, sizeof(evidence));
+		/* what the kernel said meanwhile ("server not responding") */
+		dt_kernel_log_since(up0, klog, sizeof(klog));
 		/* bounded: a task stuck in the kernel stays behind */
 		need_sweep = dt_hang_kill(pid, dt_fmt("%s.%s", t->name,
 						      c->name), &hang);
@@ -464,6 +477,12 @@ int dt_run_case(int num, const struct dt_test *t, const struct dt_case *c,
 		if (evidence[0] && !hang.unreaped) {
 			dt_shared->diag_len = 0;
 			dt_diag_block("kernel_stacks", evidence);
+			fwrite(dt_shared->diag, 1, dt_shared->diag_len,
+			       stdout);
+		}
+		if (klog[0]) {
+			dt_shared->diag_len = 0;
+			dt_diag_block("kernel_log", klog);
 			fwrite(dt_shared->diag, 1, dt_shared->diag_len,
 			       stdout);
 		}

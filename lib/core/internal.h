@@ -96,6 +96,16 @@ extern const char *dt_coord_lost;
 
 extern double dt_op_timeout;		/* seconds an op may take (watchdog) */
 extern const char *dt_hang_op;		/* --hang-op debug knob */
+/*
+ * The case's main thread is watched from the start of the case process
+ * (dt_case_watch): the op limit holds for the harness's own steps on the
+ * target (dt_step_begin/end: connect, mkdir, remove; --hang-op names
+ * them too) and for the setup worker's ops, in every phase.
+ */
+void dt_case_watch(struct dt_run *r);
+void dt_case_phase(const char *phase);
+void dt_step_begin(const char *op, const char *path);
+void dt_step_end(void);
 void dt_workers_init_run(struct dt_run *r);
 void dt_workers_fini_run(struct dt_run *r);
 
