@@ -128,6 +128,7 @@ static struct {
 	uint64_t max_bytes;
 	uint32_t max_value;
 	bool verbose;
+	const char *skew_file;
 
 	int lfd;
 	struct conn *conns[MAX_CONNS];
@@ -1758,6 +1759,8 @@ static void usage(FILE *f)
 "  --max-bytes N      bytes stored over all values (default 256 MiB)\n"
 "  --max-value N      bytes of one value (default and maximum %d)\n"
 "  --verbose          log every barrier release and wake report\n"
+"  --skew-file F      at exit, write each barrier's start skew to F: lines\n"
+"                     \"<barrier> <skew_ns>\" (lab/runpage: histograms)\n"
 "stdout: \"listening ADDR:PORT\" when ready, \"summary: ...\" at exit.\n"
 "exit: 0 all hosts left, 1 run failed or signal, 2 idle limit, 64 usage\n",
 		program_invocation_short_name, DT_COORD_HOSTS_MAX,
@@ -1818,6 +1821,7 @@ static int parse_args(int argc, char **argv)
 		{ "max-bytes", required_argument, NULL, 'B' },
 		{ "max-value", required_argument, NULL, 'V' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "skew-file", required_argument, NULL, 'k' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -1892,6 +1896,9 @@ static int parse_args(int argc, char **argv)
 				goto bad;
 			S.max_value = (uint32_t)v;
 			break;
+		case 'k':
+			S.skew_file = optarg;
+			break;
 		case 'v':
 			S.verbose = true;
 			break;
@@ -1922,6 +1929,25 @@ bad:
 	return -EINVAL;
 }
 
+/* every barrier's skew (max - min woke over the hosts), one a line */
+static void write_skews(void)
+{
+	FILE *f;
+	size_t i;
+
+	if (!S.skew_file)
+		return;
+	f = fopen(S.skew_file, "w");
+	if (!f) {
+		logmsg("--skew-file %s: %s", S.skew_file, strerror(errno));
+		return;
+	}
+	for (i = 0; i < S.nskews; i++)
+		fprintf(f, "%zu %" PRIu64 "\n", i + 1, S.skews[i]);
+	if (fclose(f) != 0)
+		logmsg("--skew-file %s: %s", S.skew_file, strerror(errno));
+}
+
 static void summary(const char *status)
 {
 	dt_coord_skew_res r;
@@ -1929,6 +1955,7 @@ static void summary(const char *status)
 
 	memset(&r, 0, sizeof(r));
 	skew_stats(&r);
+	write_skews();
 	for (i = 0; i < S.nhosts; i++) {
 		left += S.hosts[i].state == H_LEFT;
 		died += S.hosts[i].state == H_DEAD;
