@@ -326,16 +326,7 @@ static void run_change(struct dt_run *r, enum change kind, int change_op)
 	else if (!changes)
 		dt_broken(r, "no change was made: duration too short?");
 
-	/*
-	 * The reads in r->hist already begin dt_read_widen_ns(r) early: the
-	 * run's stale bound (r->stale_ns, from the same mount options) and
-	 * the clock slack.  Judge them by what this bound adds to that, not
-	 * by the bound a second time (which allowed twice the bound: more
-	 * than the observers poll, so a change never seen passed).
-	 */
-	if (dt_oracle_staleness(&r->hist, c.bound_ns > r->stale_ns ?
-				c.bound_ns - r->stale_ns : 0,
-				change_op, &v, &st))
+	if (dt_oracle_staleness(&r->hist, c.bound_ns, change_op, &v, &st))
 		dt_fail_verdict(r, "staleness bound", &v);
 	dt_diag(r, "stale_bound_ms", "%.3f (%s)", (double)c.bound_ns / 1e6,
 		why);
