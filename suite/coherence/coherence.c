@@ -7,6 +7,11 @@
  *
  *   positive  B looked the name up (ENOENT: a negative entry), A creates
  *             it, B polls until found (with the created fileid)
+ *   positive_aged  the same, but between B's lookup and A's create of x
+ *             A creates another name y and B looks y up: B's client has
+ *             seen the directory change since it cached x's negative
+ *             entry (the entry is older than the directory as B knows
+ *             it), and that entry must still give way to A's create
  *   negative  A creates and unlinks a name B never asked about; B polls
  *             (from the barrier after the unlink returned: its window is
  *             that barrier's latency) until ENOENT
@@ -58,7 +63,7 @@
 /* how long past the bound an observer keeps polling */
 #define POLL_SLACK_NS 2000000000ull
 
-enum change { POSITIVE, NEGATIVE, UNLINK, RENAME };
+enum change { POSITIVE, POSITIVE_AGED, NEGATIVE, UNLINK, RENAME };
 
 struct coh {
 	enum change kind;
@@ -121,6 +126,22 @@ static void coherence_worker(struct dt_worker *w)
 		case POSITIVE:
 			if (!a)
 				dt_lookup(w, x, NULL);
+			dt_worker_round(w, k);
+			if (a)
+				dt_create(w, x, true, NULL);
+			else
+				poll_until(w, c, x, true, NULL, false);
+			break;
+		case POSITIVE_AGED:
+			if (!a)
+				dt_lookup(w, x, NULL);
+			dt_worker_round(w, k);
+			if (a)
+				dt_create(w, y, true, NULL);
+			dt_worker_round(w, k);
+			/* the lookup's reply carries the changed directory */
+			if (!a)
+				dt_lookup(w, y, NULL);
 			dt_worker_round(w, k);
 			if (a)
 				dt_create(w, x, true, NULL);
@@ -266,6 +287,11 @@ static void run_positive(struct dt_run *r)
 	run_change(r, POSITIVE, DT_OP_CREATE);
 }
 
+static void run_positive_aged(struct dt_run *r)
+{
+	run_change(r, POSITIVE_AGED, DT_OP_CREATE);
+}
+
 static void run_negative(struct dt_run *r)
 {
 	run_change(r, NEGATIVE, DT_OP_UNLINK);
@@ -283,6 +309,7 @@ static void run_rename(struct dt_run *r)
 
 static const struct dt_case cases[] = {
 	{ "positive", run_positive },
+	{ "positive_aged", run_positive_aged },
 	{ "negative", run_negative },
 	{ "rename", run_rename },
 	{ "unlink", run_unlink },
