@@ -49,11 +49,16 @@ static struct dt_worker setup_worker;
  * a hung mkdir in setup fails the case naming it, like a worker's op.
  */
 static struct {
-	const char *volatile phase;	/* "setup", "run", "cleanup" */
-	const char *volatile op;	/* a harness step in progress, or NULL */
+	/*
+	 * lock guards phase, op and path: held only to write or copy them,
+	 * never across the step itself, so a stuck step never holds it
+	 */
+	pthread_mutex_t lock;
+	const char *phase;		/* "setup", "run", "cleanup" */
+	const char *op;			/* a harness step in progress, or NULL */
 	char path[DT_PATH_MAX];
 	uint64_t start_ns;
-} step;
+} step = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 uint64_t dt_rand(uint64_t *s)
 {
@@ -181,15 +186,21 @@ static void *main_watchdog(void *arg)
 	for (;;) {
 		uint64_t now = dt_now_ns();
 		uint64_t st = __atomic_load_n(&step.start_ns, __ATOMIC_ACQUIRE);
-		const char *op = step.op, *phase = step.phase;
+		const char *op, *phase;
+		char path[DT_PATH_MAX];
 		struct dt_worker *w = &setup_worker;
 
+		pthread_mutex_lock(&step.lock);
+		op = step.op;
+		phase = step.phase;
+		snprintf(path, sizeof(path), "%s", step.path);
+		pthread_mutex_unlock(&step.lock);
 		/* as below: only an op that stays the same op counts */
 		if (op && st && st <= now && now - st >= limit &&
 		    __atomic_load_n(&step.start_ns, __ATOMIC_ACQUIRE) == st)
 			stuck(r, dt_fmt("the case's main thread (tid %d), in "
 					"its %s,", (int)w->tid, phase),
-			      op, step.path, now - st, "main");
+			      op, path, now - st, "main");
 		st = __atomic_load_n(&w->op_start_ns, __ATOMIC_ACQUIRE);
 		if (__atomic_load_n(&w->busy, __ATOMIC_ACQUIRE) && st &&
 		    st <= now && now - st >= limit &&
@@ -212,7 +223,7 @@ void dt_case_watch(struct dt_run *r)
 	setup_worker.id = 0xffff;
 	setup_worker.rng = r->seed ^ 0x5e7u;
 	setup_worker.tid = (pid_t)syscall(SYS_gettid);
-	step.phase = "setup";
+	dt_case_phase("setup");
 	/* the case process ends with _exit: the thread need not be joined */
 	if (pthread_create(&t, NULL, main_watchdog, r) == 0)
 		pthread_detach(t);
@@ -220,13 +231,17 @@ void dt_case_watch(struct dt_run *r)
 
 void dt_case_phase(const char *phase)
 {
+	pthread_mutex_lock(&step.lock);
 	step.phase = phase;
+	pthread_mutex_unlock(&step.lock);
 }
 
 void dt_step_begin(const char *op, const char *path)
 {
+	pthread_mutex_lock(&step.lock);
 	snprintf(step.path, sizeof(step.path), "%s", path);
 	step.op = op;
+	pthread_mutex_unlock(&step.lock);
 	__atomic_store_n(&step.start_ns, dt_now_ns(), __ATOMIC_RELEASE);
 	if (dt_hang_op && !strcmp(dt_hang_op, op)) {
 		/* debug knob (--hang-op): block like a lost server reply */
@@ -238,7 +253,9 @@ void dt_step_begin(const char *op, const char *path)
 void dt_step_end(void)
 {
 	__atomic_store_n(&step.start_ns, 0, __ATOMIC_RELEASE);
+	pthread_mutex_lock(&step.lock);
 	step.op = NULL;
+	pthread_mutex_unlock(&step.lock);
 }
 
 static void *watchdog(void *arg)
