@@ -1029,6 +1029,7 @@ void dt_coord_leave_reason(struct dt_coord *c, const char *reason)
 	clnt_destroy(c->clnt);
 	pthread_mutex_unlock(&c->lock);
 	pthread_mutex_destroy(&c->lock);
+	free(c->late);
 	free(c);
 }
 
