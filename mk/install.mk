@@ -6,13 +6,13 @@
 #
 # Layout under $(DESTDIR)$(PREFIX):
 #   bin/dentrace                 the front command (tools/dentrace)
-#   bin/dtcoordd dtcheck dtcompare dtproxy   coordinator and tools
+#   bin/dtcoordd dtcheck dtcompare dtproxy dtab   coordinator and tools
 #   lib/dentrace/suite/<test>    the test programs (not on PATH: their
 #                                names are common words)
 #   lib/dentrace/tools/          bugfs, dt-opsloop (mutation and perf helpers)
 #   share/dentrace/xfail/        known-failure lists of the labs' servers
 #   share/dentrace/lab/report    TAP -> summary.txt + junit.xml
-#   share/man/man1/dentrace.1
+#   share/man/man1/dentrace.1    and one page per tool of bin/ (its --help)
 # The file list is kept in lib/dentrace/installed, so uninstall removes
 # exactly what install put there.
 #
@@ -30,7 +30,7 @@ I_BIN    = $(I_ROOT)/bin
 I_LIB    = $(I_ROOT)/lib/dentrace
 I_SHARE  = $(I_ROOT)/share/dentrace
 I_MAN1   = $(I_ROOT)/share/man/man1
-I_TOOLS  = $(COORDD) $(DTCHECK) $(DTCOMPARE) $(DTPROXY)
+I_TOOLS  = $(COORDD) $(DTCHECK) $(DTCOMPARE) $(DTPROXY) $(DTAB)
 I_HELPERS = $(BUGFS) $(OPSLOOP)
 I_XFAIL  = $(wildcard suite/xfail/*)
 # every file install writes, relative to $(I_ROOT): the manifest
@@ -45,6 +45,7 @@ I_MANSUM_dtcoordd  = coordinator of a multi-host dentrace run
 I_MANSUM_dtcheck   = judge saved dentrace histories with the history checker
 I_MANSUM_dtcompare = compare dentrace performance samples statistically
 I_MANSUM_dtproxy   = TCP forwarder with delay and faults for dentrace labs
+I_MANSUM_dtab      = is B slower than A: interleaved A/B of one namespace operation
 
 .PHONY: install uninstall
 install: all

@@ -17,7 +17,8 @@
  *
  * Usage: coordd --hosts N --listen ADDR:PORT --token-file F [options]
  * Prints "listening ADDR:PORT" on stdout once it accepts connections and a
- * "summary: key=value ..." line when it exits.
+ * "summary: key=value ..." line when it exits, then one "host_start: ..."
+ * line per host that reported wake times (see summary_hosts()).
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -94,6 +95,16 @@ struct host {
 	bool quit;
 	char quit_why[DT_COORD_MSG_MAX];
 	uint64_t epoch;			/* the last case it started */
+	/*
+	 * Its start: woke - release of every barrier it reported on (the
+	 * per-host side of the skew: how late it woke; the host turned the
+	 * release into its own clock with the same offset estimate it
+	 * reports with, so that estimate's error is not in here but between
+	 * hosts, within +- unc_ns), and the estimate's last uncertainty.
+	 */
+	int64_t *start;
+	size_t nstart, start_cap;
+	uint64_t unc_ns;
 };
 
 struct wake_rec {
@@ -703,6 +714,27 @@ static bool within(int64_t a, int64_t b, uint64_t lim)
 	return d <= lim;
 }
 
+/* keep a host's start (woke - release), the first MAX_WAKE_RECS */
+static void host_start_record(struct host *h, int64_t start_ns,
+			      uint64_t unc_ns)
+{
+	if (h->nstart == h->start_cap) {
+		size_t n = h->start_cap ? h->start_cap * 2 : 256;
+		int64_t *a;
+
+		if (n > MAX_WAKE_RECS)
+			return;
+		a = realloc(h->start, n * sizeof(*a));
+		if (!a)
+			return;
+		h->start = a;
+		h->start_cap = n;
+	}
+	h->start[h->nstart++] = start_ns;
+	if (unc_ns < NSEC)
+		h->unc_ns = unc_ns;
+}
+
 /* a host's report on barrier seq (= gen + 1) */
 static void wake_report(int host, const dt_coord_wake *p)
 {
@@ -725,6 +757,8 @@ static void wake_report(int host, const dt_coord_wake *p)
 		return;
 	w->mask |= 1ULL << host;
 	w->reports++;
+	host_start_record(&S.hosts[host], p->woke_ns - w->release_ns,
+			  p->unc_ns);
 	if (p->woke_ns < w->min_woke)
 		w->min_woke = p->woke_ns;
 	if (p->woke_ns > w->max_woke)
@@ -1761,7 +1795,9 @@ static void usage(FILE *f)
 "  --verbose          log every barrier release and wake report\n"
 "  --skew-file F      at exit, write each barrier's start skew to F: lines\n"
 "                     \"<barrier> <skew_ns>\" (lab/runpage: histograms)\n"
-"stdout: \"listening ADDR:PORT\" when ready, \"summary: ...\" at exit.\n"
+"stdout: \"listening ADDR:PORT\" when ready, \"summary: ...\" at exit, then\n"
+"  per host \"host_start: host=I name=N n=.. min_ns= p50_ns= p99_ns= max_ns=\n"
+"  unc_ns=\" (its wake - release over the barriers, coordinator clock)\n"
 "exit: 0 all hosts left, 1 run failed or signal, 2 idle limit, 64 usage\n",
 		program_invocation_short_name, DT_COORD_HOSTS_MAX,
 		DT_COORD_VALUE_MAX);
@@ -1948,6 +1984,42 @@ static void write_skews(void)
 		logmsg("--skew-file %s: %s", S.skew_file, strerror(errno));
 }
 
+static int cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * One line per host: how its starts lay around the release instants
+ * (woke - release on the coordinator's clock: min, p50, p99, max), so a
+ * skew can be pinned on the host that woke late.  Frees the samples.
+ */
+static void summary_hosts(void)
+{
+	int i;
+
+	for (i = 0; i < S.nhosts; i++) {
+		struct host *h = &S.hosts[i];
+		size_t n = h->nstart;
+
+		if (!n)
+			continue;
+		qsort(h->start, n, sizeof(*h->start), cmp_i64);
+		printf("host_start: host=%d name=%s n=%zu min_ns=%lld"
+		       " p50_ns=%lld p99_ns=%lld max_ns=%lld unc_ns=%llu\n",
+		       i, h->name, n, (long long)h->start[0],
+		       (long long)h->start[(n * 50 + 99) / 100 - 1],
+		       (long long)h->start[(n * 99 + 99) / 100 - 1],
+		       (long long)h->start[n - 1],
+		       (unsigned long long)h->unc_ns);
+		free(h->start);
+		h->start = NULL;
+		h->nstart = h->start_cap = 0;
+	}
+}
+
 static void summary(const char *status)
 {
 	dt_coord_skew_res r;
@@ -1973,6 +2045,7 @@ static void summary(const char *status)
 	       S.bytes, S.denied, S.bad);
 	if (S.failed)
 		printf("failure: %s\n", S.fail_msg);
+	summary_hosts();
 	fflush(stdout);
 }
 

@@ -225,6 +225,8 @@ struct daemon {
 	char log[256];
 	char summary[1024];
 	char failure[1024];
+	int host_starts;	/* "host_start:" lines at exit */
+	unsigned long host_start_min_n;	/* the least n= among them */
 	int status;		/* exit status once reaped, -1 before */
 };
 
@@ -305,6 +307,13 @@ static int daemon_wait(struct daemon *d, int timeout_ms)
 			snprintf(d->summary, sizeof(d->summary), "%s", line);
 		else if (!strncmp(line, "failure: ", 9))
 			snprintf(d->failure, sizeof(d->failure), "%s", line);
+		else if (!strncmp(line, "host_start: ", 12)) {
+			const char *n = strstr(line, " n=");
+			unsigned long v = n ? strtoul(n + 3, NULL, 10) : 0;
+
+			if (!d->host_starts++ || v < d->host_start_min_n)
+				d->host_start_min_n = v;
+		}
 	}
 	/* EOF or deadline: reap it, killing it if it is still there */
 	while (waitpid(d->pid, &st, WNOHANG) == 0) {
@@ -1217,6 +1226,11 @@ static void test_run(void)
 	   summary_num(&d, "joined") == (uint64_t)nhosts,
 	   "summary counts the refused request (denied=%" PRIu64 ") and %d "
 	   "joined hosts", summary_num(&d, "denied"), nhosts);
+	ok(d.host_starts == nhosts &&
+	   d.host_start_min_n >= (unsigned long)nbarriers,
+	   "coordd's exit gives each host's start (%d host_start lines for "
+	   "%d hosts, each over >= %d barriers: least %lu)", d.host_starts,
+	   nhosts, nbarriers, d.host_start_min_n);
 	if (nfail || verbose)
 		daemon_dump_log(&d, verbose ? 100000 : 60);
 	for (i = 0; i < nhosts; i++)

@@ -14,7 +14,7 @@ tmp=$(mktemp -d /tmp/dt-install.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 n=0 failed=0
 ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=1; fi; }
-echo "1..11"
+echo "1..12"
 
 dest=$tmp/dest prefix=/opt/pfx
 make -s -C "$root" BUILD="$build" DESTDIR="$dest" PREFIX="$prefix" install >"$tmp/install.log" 2>&1
@@ -23,6 +23,10 @@ dt=$dest$prefix/bin/dentrace
 [ -x "$dt" ] && [ -x "$dest$prefix/bin/dtcoordd" ] && [ -f "$dest$prefix/share/man/man1/dentrace.1" ] &&
 	[ -f "$dest$prefix/share/dentrace/xfail/lab-ganesha" ]
 ok $? "front command, coordinator, man page and xfail lists installed"
+man1=$dest$prefix/share/man/man1/dtab.1
+[ -x "$dest$prefix/bin/dtab" ] && grep -q '^dtab \\- is B slower than A' "$man1" && grep -q -- '--inject PCT' "$man1" &&
+	{ ! command -v man >/dev/null || MANWIDTH=80 man -l "$man1" 2>&1 | grep -q 'Bonferroni'; }
+ok $? "dtab and its man page (its --help) installed"
 
 # from the installed tree only: a copy of the checkout's build must not be used
 cd "$tmp" || exit 2
