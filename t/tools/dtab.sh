@@ -27,7 +27,10 @@ out=$("$bin" --a "$tmp/t" --inject 30 --budget 3 --json "$tmp/v.jsonl" --quiet 2
 echo "# $out"
 ok $(( rc == 1 ? 0 : 1 )) "B 30% slower: a regression, exit 1 (got $rc)"
 eff=$(sed -n 's/.*"effect":\([-0-9.e]*\).*/\1/p' "$tmp/v.jsonl")
-ok "$(awk -v e="${eff:-0}" 'BEGIN { print (e > 0.2 && e < 0.4) ? 0 : 1 }')" "... of about that size (effect $eff)"
+# The injected busy loop is 30% of each op's own time, so a CPU stolen by
+# other load during B's ops grows it too: 0.40 was seen at load ~15.  The
+# band still tells a detector that got the size wrong (3% or 100%).
+ok "$(awk -v e="${eff:-0}" 'BEGIN { print (e > 0.15 && e < 0.6) ? 0 : 1 }')" "... of about that size (effect $eff)"
 
 # a change must be 5% to count here: the test may run on a busy machine
 out=$("$bin" --a "$tmp/t" --budget 3 --min-effect 0.05 --quiet 2>&1); rc=$?
