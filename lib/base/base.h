@@ -64,5 +64,14 @@ void dt_read_small(const char *path, char *buf, size_t len);
  * "task TID (comm) wchan=...\n<stack>" per task.
  */
 void dt_collect_stacks(pid_t pid, pid_t only_tid, char *buf, size_t len);
+/* seconds since boot (/proc/uptime): the kernel log's time line */
+double dt_uptime_s(void);
+/*
+ * The kernel log's lines stamped at or after since_s (seconds since
+ * boot) into buf, the newest kept when they do not fit: what the kernel
+ * said while a case hung (an NFS server "not responding").  An empty buf
+ * if there were none; a note if the log cannot be read (no CAP_SYSLOG).
+ */
+void dt_kernel_log_since(double since_s, char *buf, size_t len);
 
 #endif /* DT_BASE_H */

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/klog.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -28,6 +29,57 @@ void dt_read_small(const char *path, char *buf, size_t len)
 	buf[n > 0 ? n : 0] = 0;
 	if (n <= 0)
 		snprintf(buf, len, "(unreadable: %s)", strerror(errno));
+}
+
+double dt_uptime_s(void)
+{
+	char b[64];
+
+	dt_read_small("/proc/uptime", b, sizeof(b));
+	return atof(b);
+}
+
+void dt_kernel_log_since(double since_s, char *buf, size_t len)
+{
+	int size = klogctl(10 /* SYSLOG_ACTION_SIZE_BUFFER */, NULL, 0);
+	char *log, *line, *save = NULL;
+	size_t used = 0;
+	int n;
+
+	buf[0] = 0;
+	if (size <= 0 || !(log = malloc((size_t)size + 1)))
+		return;
+	n = klogctl(3 /* SYSLOG_ACTION_READ_ALL */, log, size);
+	if (n < 0) {
+		snprintf(buf, len, "(kernel log unreadable: %s)",
+			 strerror(errno));
+		free(log);
+		return;
+	}
+	log[n] = 0;
+	for (line = strtok_r(log, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		const char *stamp = strchr(line, '[');
+		size_t l = strlen(line);
+
+		if (!stamp || atof(stamp + 1) < since_s)
+			continue;
+		/* keep the newest: drop the oldest lines that do not fit */
+		while (used && used + l + 2 > len) {
+			char *nl = strchr(buf, '\n');
+			size_t cut = nl ? (size_t)(nl - buf) + 1 : used;
+
+			memmove(buf, buf + cut, used - cut + 1);
+			used -= cut;
+		}
+		if (l + 2 > len)
+			continue;
+		memcpy(buf + used, line, l);
+		used += l;
+		buf[used++] = '\n';
+		buf[used] = 0;
+	}
+	free(log);
 }
 
 void dt_collect_stacks(pid_t pid, pid_t only_tid, char *buf, size_t len)

@@ -1172,6 +1172,86 @@ static int index_changes(struct ctx *C)
 }
 
 /*
+ * Read your own changes.  The stale window lets a caching client show
+ * another client's change late, but a client's own completed change is
+ * in its own caches: after host H's unlink or rename of p returned, a
+ * lookup of p that H starts later must not show the state before it.
+ * (One kernel serves every thread of a host, so "own" is per host, not
+ * per thread.)  Such a read's interval starts after the end of the latest
+ * change of p by its own host that ended before the read started: it may
+ * still see later changes by anyone, and stale ones no older than that.
+ * Listings are left as they are: a client may serve them from a readdir
+ * cache its own changes only mark for revalidation.
+ */
+struct own_change {
+	uint32_t path;
+	uint16_t host;
+	uint64_t end;		/* the event's end, the host's own clock */
+	uint64_t judged_end;	/* the op's judged end (skew applied) */
+};
+
+static int own_cmp(const void *x, const void *y)
+{
+	const struct own_change *a = x, *b = y;
+
+	if (a->path != b->path)
+		return a->path < b->path ? -1 : 1;
+	if (a->host != b->host)
+		return a->host < b->host ? -1 : 1;
+	return a->end < b->end ? -1 : a->end > b->end;
+}
+
+static int bound_reads_by_own_changes(struct ctx *C)
+{
+	struct own_change *v;
+	size_t n = 0;
+
+	if (!C->o.stale_ns && !C->res->multi_host)
+		return 0;	/* reads are not widened: nothing to narrow */
+	v = malloc((2 * C->nops + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < C->nops; i++) {
+		const struct op *o = &C->ops[i];
+		const struct dt_event *e = &C->h->ev[o->ev];
+		uint32_t p[2] = { o->a, o->b };
+
+		if (!op_changes(o))
+			continue;
+		for (int j = 0; j < 2 && p[j] != NONE; j++)
+			v[n++] = (struct own_change){ p[j], e->host,
+						      dt_ev_end(e), o->e };
+	}
+	qsort(v, n, sizeof(*v), own_cmp);
+	for (size_t i = 0; i < C->nops && n; i++) {
+		struct op *o = &C->ops[i];
+		const struct dt_event *e = &C->h->ev[o->ev];
+		size_t lo = 0, hi = n;
+
+		if (op_changes(o) ||
+		    (e->op != DT_OP_LOOKUP && e->op != DT_OP_OPEN))
+			continue;
+		/* the last own change of the path that ended before e began */
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			const struct own_change *c = &v[mid];
+
+			if (c->path < o->a ||
+			    (c->path == o->a && (c->host < e->host ||
+			     (c->host == e->host && c->end < e->start_ns))))
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo && v[lo - 1].path == o->a && v[lo - 1].host == e->host &&
+		    v[lo - 1].judged_end + 1 > o->s)
+			o->s = v[lo - 1].judged_end + 1;
+	}
+	free(v);
+	return 0;
+}
+
+/*
  * Should read o be judged, or has an identical read in the same quiet gap
  * of its path been judged already?  A gap is identified by the number of
  * changes of the path that surely precede the read; the read is in one
@@ -1241,7 +1321,7 @@ static int make_ops(struct ctx *C)
 		if (rc && push_op(C, &o))
 			return -ENOMEM;
 	}
-	if (index_changes(C))
+	if (bound_reads_by_own_changes(C) || index_changes(C))
 		return -ENOMEM;
 	/* collapse the reads of pass 1 */
 	for (size_t i = 0; i < C->nops; i++) {

@@ -70,7 +70,14 @@
  *                     instant of [start - delta, end].  Implemented by
  *                     opening the read's interval to start - delta.  Writes
  *                     and failed writes (EEXIST from a create) are judged
- *                     as written: the server decides them.
+ *                     as written: the server decides them.  A client reads
+ *                     its own changes: a LOOKUP or OPEN is not opened back
+ *                     past the end of the latest change of its path by its
+ *                     own host (event host) that ended before it began
+ *                     (read your writes: one kernel's dcache serves all
+ *                     of a host's threads).  Listings keep the whole
+ *                     window (a readdir cache may lag the host's own
+ *                     changes until revalidated).
  *   skew_ns           clock error between hosts.  When the history holds
  *                     more than one host, every interval is widened by
  *                     skew_ns / 2 on each side: two events of different

@@ -786,3 +786,77 @@ int dt_oracle_open_reads(const struct dt_history *h, const char *prefix,
 	free(g);
 	return v->violations;
 }
+
+/* ---- dt_oracle_own_rename ---------------------------------------------- */
+
+/* does e (successful) put something at path p? */
+static bool brings_back(const struct dt_event *e, const char *p)
+{
+	if (e->result)
+		return false;
+	switch (e->op) {
+	case DT_OP_CREATE:
+	case DT_OP_MKDIR:
+		return !strcmp(e->name, p);
+	case DT_OP_OPEN:
+		return (e->flags & DT_EVF_CREAT) && !strcmp(e->name, p);
+	case DT_OP_LINK:
+	case DT_OP_RENAME:
+		return !strcmp(e->name2, p);
+	default:
+		return false;
+	}
+}
+
+int dt_oracle_own_rename(const struct dt_history *h, uint64_t widen_ns,
+			 struct dt_verdict *v)
+{
+	struct dt_verdict scratch;
+	char b[DT_EVLEN];
+	struct dt_judge j;
+	size_t judged = 0;
+
+	/* a caller that only wants the count may pass NULL */
+	if (!v)
+		v = &scratch;
+	dt_judge_init(&j, h, v);
+	for (size_t i = 0; i < h->n; i++) {
+		const struct dt_event *mv = &h->ev[i];
+		uint64_t done = dt_ev_end(mv), until = UINT64_MAX;
+
+		if (mv->op != DT_OP_RENAME || mv->result ||
+		    !strcmp(mv->name, mv->name2))
+			continue;
+		/* the first later change that may bring the old name back */
+		for (size_t k = 0; k < h->n; k++)
+			if (k != i && h->ev[k].start_ns >= mv->start_ns &&
+			    h->ev[k].start_ns < until &&
+			    brings_back(&h->ev[k], mv->name))
+				until = h->ev[k].start_ns;
+		for (size_t k = 0; k < h->n; k++) {
+			const struct dt_event *e = &h->ev[k];
+			uint64_t began = e->start_ns + widen_ns;
+
+			if (e->host != mv->host || strcmp(e->name, mv->name) ||
+			    !(e->op == DT_OP_LOOKUP ||
+			      (e->op == DT_OP_OPEN && !(e->flags & DT_EVF_CREAT))) ||
+			    began <= done || began >= until)
+				continue;
+			judged++;
+			if (e->result == -ENOENT || !dt_judge_flag(&j, k))
+				continue;
+			dt_say(v->what, "host %u looked up %s after its own rename of it to %s",
+			       mv->host, mv->name, mv->name2);
+			dt_say(v->expected, "ENOENT: renamed away by this host (%s)",
+			       dt_judge_evdesc(&j, i, b, sizeof(b)));
+			dt_say(v->observed, "%s", dt_judge_evdesc(&j, k, b, sizeof(b)));
+		}
+	}
+	if (!judged) {
+		dt_judge_flag(&j, DT_NO_EVENT);
+		dt_say(v->what, "no lookup of a renamed name by its renaming host after the rename");
+		dt_say(v->expected, "such lookups to judge");
+		dt_say(v->observed, "none");
+	}
+	return v->violations;
+}

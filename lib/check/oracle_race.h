@@ -70,4 +70,19 @@ int dt_oracle_no_move_into_self(const struct dt_history *h,
 int dt_oracle_open_reads(const struct dt_history *h, const char *prefix,
 			 size_t size, struct dt_verdict *v);
 
+/*
+ * A host sees its own renames.  For every successful RENAME a -> b (a and
+ * b differ) by host H: every LOOKUP or OPEN (without O_CREAT) of a by H
+ * that started after the rename returned, and before any later successful
+ * change that could bring a back began (a create, mkdir, open with
+ * O_CREAT of a, a link or rename to a, by any host), answers ENOENT.  One
+ * kernel serves all of a host's threads: whatever bound a caching client
+ * has for other clients' changes, its own rename is in its caches at once.
+ * widen_ns: how much earlier than recorded the reads of h start (the
+ * history dt_run_workers returns: dt_read_widen_ns; 0 for raw times).
+ * No such lookup at all is a violation: nothing was judged.
+ */
+int dt_oracle_own_rename(const struct dt_history *h, uint64_t widen_ns,
+			 struct dt_verdict *v);
+
 #endif /* DT_ORACLE_RACE_H */

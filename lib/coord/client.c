@@ -61,6 +61,8 @@ struct dt_coord {
 	uint32_t *late;			/* this host's wake lateness, ns */
 	size_t nlate;
 	dt_coord_wake prev;		/* report owed on the last barrier */
+	uint64_t members;		/* hosts of the case; 0: every host */
+	char name[DT_COORD_STR_LIMIT + 1];	/* the host name it joined as */
 	char err[ERR_LEN];
 };
 
@@ -511,6 +513,7 @@ int dt_coord_join(const char *addr_port, const char *token,
 	c->info.host = r.host;
 	c->info.hosts = r.hosts;
 	c->info.seed = r.seed;
+	snprintf(c->name, sizeof(c->name), "%s", hostname);
 	snprintf(c->info.scratch, sizeof(c->info.scratch), "%s", r.scratch);
 	snprintf(c->info.role, sizeof(c->info.role), "%s", r.role);
 	c->info.timeout_ms = r.timeout_ms;
@@ -529,12 +532,40 @@ fail:
 
 static int refresh_offset(struct dt_coord *c);
 
+/*
+ * A barrier's reply came at recv (local): wait for its release instant
+ * (coordinator clock), note how late this host woke for its next report,
+ * lower a raised priority.  Returns the release on the local clock.
+ */
+static int64_t wait_release(struct dt_coord *c, int64_t release_ns,
+			    uint64_t seq, int64_t recv, bool *raised,
+			    int policy, const struct sched_param *old_sp)
+{
+	int64_t local_release = release_ns - c->offset_ns, woke;
+
+	if (*raised && local_release - rt_ns() > RT_WAIT_MAX_NS) {
+		rt_lower(policy, old_sp);	/* an odd clock: no RT spin */
+		*raised = false;
+	}
+	woke = spin_until(local_release, c->spin_ns);
+	if (*raised) {
+		rt_lower(policy, old_sp);
+		*raised = false;
+	}
+	late_record(c, woke - local_release);
+	c->prev.seq = seq;
+	c->prev.recv_ns = recv + c->offset_ns;
+	c->prev.woke_ns = woke + c->offset_ns;
+	c->prev.unc_ns = c->unc_ns;
+	return local_release;
+}
+
 int dt_coord_barrier(struct dt_coord *c, const char *name,
 		     uint64_t *release_ns)
 {
 	dt_coord_barrier_args a;
 	dt_coord_barrier_res r;
-	int64_t recv, local_release, woke;
+	int64_t recv, local_release;
 	char what[DT_COORD_STR_LIMIT + 64];
 	struct sched_param old_sp;
 	bool raised = false;
@@ -585,22 +616,9 @@ int dt_coord_barrier(struct dt_coord *c, const char *name,
 			     (caddr_t)&r);
 		goto out;
 	}
-	local_release = r.release_ns - c->offset_ns;
-	if (raised && local_release - rt_ns() > RT_WAIT_MAX_NS) {
-		rt_lower(policy, &old_sp);	/* an odd clock: no RT spin */
-		raised = false;
-	}
-	woke = spin_until(local_release, c->spin_ns);
-	if (raised) {
-		rt_lower(policy, &old_sp);
-		raised = false;
-	}
-	late_record(c, woke - local_release);
+	local_release = wait_release(c, r.release_ns, r.seq, recv, &raised,
+				     policy, &old_sp);
 	c->gen++;
-	c->prev.seq = r.seq;
-	c->prev.recv_ns = recv + c->offset_ns;
-	c->prev.woke_ns = woke + c->offset_ns;
-	c->prev.unc_ns = c->unc_ns;
 	if (release_ns)
 		*release_ns = (uint64_t)local_release;
 	clnt_freeres(c->clnt, (xdrproc_t)xdr_dt_coord_barrier_res,
@@ -736,11 +754,22 @@ int dt_coord_fetch(struct dt_coord *c, const char *key, dt_coord_fetch_fn fn,
 			    status_name(r.status), r.msg);
 	} else {
 		rc = (int)r.entries.entries_len;
-		for (i = 0; fn && i < r.entries.entries_len; i++) {
+		rc = 0;
+		for (i = 0; i < r.entries.entries_len; i++) {
 			dt_coord_entry *e = &r.entries.entries_val[i];
-			int frc = fn(arg, e->host, e->value.value_val,
-				     e->value.value_len);
+			int host = e->host, frc;
 
+			/* a host out of the case: its values are old ones */
+			if (c->members) {
+				if (host < 0 || host >= 64 ||
+				    !(c->members & (1ULL << host)))
+					continue;
+				host = __builtin_popcountll(
+					c->members & ((1ULL << host) - 1));
+			}
+			rc++;
+			frc = fn ? fn(arg, host, e->value.value_val,
+				      e->value.value_len) : 0;
 			if (frc < 0) {
 				rc = frc;
 				break;
@@ -826,11 +855,13 @@ size_t dt_coord_sync_size(void)
 	return sizeof(struct sync_state);
 }
 
-void dt_coord_sync_get(struct dt_coord *c, void *buf)
+int dt_coord_sync_get(struct dt_coord *c, void *buf)
 {
 	struct sync_state s;
 
-	pthread_mutex_lock(&c->lock);
+	/* a call in flight on another thread: the stream is mid-call */
+	if (pthread_mutex_trylock(&c->lock))
+		return -EBUSY;
 	s.gen = c->gen;
 	s.offset_ns = c->offset_ns;
 	s.unc_ns = c->unc_ns;
@@ -839,6 +870,119 @@ void dt_coord_sync_get(struct dt_coord *c, void *buf)
 	s.prev = c->prev;
 	pthread_mutex_unlock(&c->lock);
 	memcpy(buf, &s, sizeof(s));
+	return 0;
+}
+
+int dt_coord_case(struct dt_coord *c, uint64_t epoch, const char *tcase,
+		  const char *ended, struct dt_coord_case_info *ci)
+{
+	dt_coord_case_args a;
+	dt_coord_case_res r;
+	char what[DT_COORD_STR_LIMIT + 64];
+	struct sched_param old_sp;
+	bool raised = false;
+	int policy = SCHED_OTHER;
+	int64_t recv;
+	int rc;
+
+	if (!c || !ci)
+		return -EINVAL;
+	if (!str_ok(tcase, DT_COORD_STR_LIMIT))
+		return seterr(c->err, -EINVAL, "case start: name must be "
+			      "1..%d bytes", DT_COORD_STR_LIMIT);
+	pthread_mutex_lock(&c->lock);
+	snprintf(what, sizeof(what), "start of case '%s' #%llu", tcase,
+		 (unsigned long long)epoch);
+	if (mono_ns() - c->offset_at > OFFSET_MAX_AGE_NS) {
+		rc = refresh_offset(c);
+		if (rc)
+			goto out;
+	}
+	memset(&a, 0, sizeof(a));
+	memset(&r, 0, sizeof(r));
+	a.token = c->token;
+	a.host = c->info.host;
+	a.epoch = epoch;
+	a.tcase = (char *)tcase;
+	a.ended = (char *)(ended ? ended : "");
+	a.prev = c->prev;
+	raised = rt_raise(c, &policy, &old_sp);
+	rc = call(c->clnt, c->addr, c->err, DT_COORD_CASE, what,
+		  (xdrproc_t)xdr_dt_coord_case_args, &a,
+		  (xdrproc_t)xdr_dt_coord_case_res, &r,
+		  (long)(c->info.timeout_ms / 1000) + CALL_TIMEOUT_S);
+	recv = rt_ns();
+	if (rc)
+		goto out;
+	memset(&c->prev, 0, sizeof(c->prev));	/* reported */
+	if (r.status != DT_COORD_OK || !(r.members & (1ULL << a.host))) {
+		rc = seterr(c->err, r.status ? status_errno(r.status) :
+			    -EPROTO, "%s of host %d: %s: %s", what,
+			    c->info.host, status_name(r.status),
+			    r.status ? r.msg : "not among its hosts");
+		clnt_freeres(c->clnt, (xdrproc_t)xdr_dt_coord_case_res,
+			     (caddr_t)&r);
+		goto out;
+	}
+	wait_release(c, r.release_ns, r.seq, recv, &raised, policy, &old_sp);
+	/* every host of the case counts its barriers from here alike */
+	c->gen = r.seq;
+	c->members = r.members;
+	ci->members = r.members;
+	ci->host = __builtin_popcountll(r.members &
+					((1ULL << a.host) - 1));
+	ci->hosts = __builtin_popcountll(r.members);
+	snprintf(ci->dropped, sizeof(ci->dropped), "%s", r.dropped);
+	clnt_freeres(c->clnt, (xdrproc_t)xdr_dt_coord_case_res, (caddr_t)&r);
+out:
+	if (raised)
+		rt_lower(policy, &old_sp);
+	pthread_mutex_unlock(&c->lock);
+	return rc;
+}
+
+int dt_coord_rejoin(struct dt_coord *c, const char *ended)
+{
+	dt_coord_rejoin_args a;
+	dt_coord_res r;
+	CLIENT *fresh = NULL;
+	int rc;
+
+	if (!c)
+		return -EINVAL;
+	pthread_mutex_lock(&c->lock);
+	rc = open_client(c->addr, &fresh, c->err);
+	if (rc)
+		goto out;
+	memset(&a, 0, sizeof(a));
+	memset(&r, 0, sizeof(r));
+	a.token = c->token;
+	a.host = c->info.host;
+	a.name = c->name;
+	a.ended = (char *)(ended ? ended : "");
+	rc = call(fresh, c->addr, c->err, DT_COORD_REJOIN, "rejoin",
+		  (xdrproc_t)xdr_dt_coord_rejoin_args, &a,
+		  (xdrproc_t)xdr_dt_coord_res, &r, CALL_TIMEOUT_S);
+	if (rc)
+		goto out;
+	if (r.status != DT_COORD_OK) {
+		rc = seterr(c->err, status_errno(r.status), "rejoin of host "
+			    "%d: %s: %s", c->info.host,
+			    status_name(r.status), r.msg);
+		clnt_freeres(fresh, (xdrproc_t)xdr_dt_coord_res, (caddr_t)&r);
+		goto out;
+	}
+	clnt_freeres(fresh, (xdrproc_t)xdr_dt_coord_res, (caddr_t)&r);
+	/* the old stream may hold half a call: never read it again */
+	clnt_destroy(c->clnt);
+	c->clnt = fresh;
+	fresh = NULL;
+	memset(&c->prev, 0, sizeof(c->prev));
+out:
+	if (fresh)
+		clnt_destroy(fresh);
+	pthread_mutex_unlock(&c->lock);
+	return rc;
 }
 
 void dt_coord_sync_set(struct dt_coord *c, const void *buf)
@@ -885,6 +1029,7 @@ void dt_coord_leave_reason(struct dt_coord *c, const char *reason)
 	clnt_destroy(c->clnt);
 	pthread_mutex_unlock(&c->lock);
 	pthread_mutex_destroy(&c->lock);
+	free(c->late);
 	free(c);
 }
 

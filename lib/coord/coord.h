@@ -77,11 +77,46 @@ int dt_coord_join(const char *addr_port, const char *token,
  * pass barriers in the same order with the same names), then spin until the
  * release time and return.  *release_ns (optional) gets the release time on
  * the local CLOCK_REALTIME.  Fails when a host is missing at the deadline
- * (-ETIMEDOUT), left or died (-ECONNRESET); after one failure every later
- * barrier of the run fails at once.
+ * (-ETIMEDOUT), left, died or gave up the case (-ECONNRESET); after one
+ * failure every later barrier of the case fails at once (of the run, for
+ * hosts that never call dt_coord_case).
  */
 int dt_coord_barrier(struct dt_coord *c, const char *name,
 		     uint64_t *release_ns);
+
+/*
+ * Start the case numbered epoch (1, 2, ... in run order; name tcase): a
+ * barrier among the hosts still in the run that re-synchronizes them.
+ * ended: how this host's previous case ended when it did not pass every
+ * barrier of it (NULL or "" otherwise); the hosts still waiting inside
+ * that case get their barrier failed naming this host and ended.  A host
+ * that does not reach a case start within the coordinator's timeout is
+ * dropped from the run, and the others start without it.
+ *
+ * On success *ci says who takes part: from here until the next case
+ * start, dt_coord_fetch() numbers the hosts by their rank among them
+ * (0 .. ci->hosts-1) and leaves out the values of hosts not taking part.
+ * Barriers of the case fail at once, naming the host, when a host of the
+ * case gave it up; a failed barrier no longer fails the later cases.
+ */
+struct dt_coord_case_info {
+	uint64_t members;		/* bit i: host i (join index) takes part */
+	int host;			/* this host's rank among them */
+	int hosts;			/* how many take part */
+	char dropped[DT_COORD_STR_LIMIT * 4 + 4];	/* out of the run, why */
+};
+int dt_coord_case(struct dt_coord *c, uint64_t epoch, const char *tcase,
+		  const char *ended, struct dt_coord_case_info *ci);
+
+/*
+ * Come back on a new connection under this host's index and name, after
+ * a case process was killed inside a call (the old connection's stream
+ * may hold half a call); the old connection is closed.  ended says how
+ * the case was given up: the other hosts' barriers of that case fail
+ * naming this host and ended, at once.  The next dt_coord_case() joins
+ * the run's next case as usual.
+ */
+int dt_coord_rejoin(struct dt_coord *c, const char *ended);
 
 /*
  * How the last stretch before a release is waited: sleep (absolute
@@ -175,10 +210,11 @@ void dt_coord_leave(struct dt_coord *c);
  * case children) copies the state they advanced back with these: the
  * child calls dt_coord_sync_get() into shared memory before it exits, the
  * parent dt_coord_sync_set() after.  The blob is dt_coord_sync_size()
- * bytes.
+ * bytes.  dt_coord_sync_get() fails (-EBUSY) while another thread is in
+ * a call: the connection is mid-call, the parent must dt_coord_rejoin().
  */
 size_t dt_coord_sync_size(void);
-void dt_coord_sync_get(struct dt_coord *c, void *buf);
+int dt_coord_sync_get(struct dt_coord *c, void *buf);
 void dt_coord_sync_set(struct dt_coord *c, const void *buf);
 
 /* Last error message of c; dt_coord_error(NULL): last join error. */

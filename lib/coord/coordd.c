@@ -74,6 +74,7 @@ struct conn {
 	uint8_t *out;
 	size_t out_len, out_off;
 	bool deferred;			/* a barrier reply is owed */
+	bool deferred_case;		/* ... and it is a CASE reply */
 	uint32_t deferred_xid;
 	bool dead;			/* close at the end of this round */
 };
@@ -85,12 +86,21 @@ struct host {
 	struct conn *conn;
 	uint64_t rtt_ns;
 	char why[DT_COORD_MSG_MAX];	/* leave reason or cause of death */
+	/*
+	 * Gave up the current case (went on to the next case start, or came
+	 * back on a new connection) before its last barrier: the case's
+	 * pending and later barriers fail naming it and quit_why.
+	 */
+	bool quit;
+	char quit_why[DT_COORD_MSG_MAX];
+	uint64_t epoch;			/* the last case it started */
 };
 
 struct wake_rec {
 	int64_t release_ns, sent_ns;
 	int64_t min_woke, max_woke;
 	uint64_t mask;			/* hosts that reported */
+	uint64_t need;			/* hosts that took part */
 	unsigned int reports;
 };
 
@@ -118,6 +128,7 @@ static struct {
 	uint64_t max_bytes;
 	uint32_t max_value;
 	bool verbose;
+	const char *skew_file;
 
 	int lfd;
 	struct conn *conns[MAX_CONNS];
@@ -130,15 +141,26 @@ static struct {
 	struct host hosts[DT_COORD_HOSTS_MAX];
 	int joined;
 
-	/* the barrier in progress */
+	/*
+	 * The case in progress (CASE calls; 0 before the first) and the
+	 * hosts taking part in it: every host of the run until a case start
+	 * leaves out the hosts that left, died or were dropped.
+	 */
+	uint64_t epoch;
+	uint64_t members;
+
+	/* the barrier in progress; pending_case: a case start (CASE) */
 	bool pending;
+	bool pending_case;
+	uint64_t pending_epoch;
 	uint64_t gen;			/* of the pending or next barrier */
 	char bname[DT_COORD_NAME_MAX + 1];
 	uint64_t deadline_ns;		/* monotonic */
 	uint64_t arrived;		/* bitmask */
 	uint32_t xid[DT_COORD_HOSTS_MAX];
 
-	/* after a failed barrier every later barrier fails the same way */
+	/* after a failed barrier every later barrier of the case fails the
+	 * same way (a case start clears it) */
 	bool failed;
 	dt_coord_status fail_status;
 	char fail_msg[DT_COORD_MSG_MAX];
@@ -380,7 +402,8 @@ static void barrier_fail(dt_coord_status st, const char *msg,
 	memcpy(S.fail_missing, missing, nmissing * sizeof(*missing));
 	S.fail_nmissing = nmissing;
 	logmsg("%s", msg);
-	if (!S.pending)
+	/* nobody waits at it (a host asked for a barrier that cannot pass) */
+	if (!S.pending || S.pending_case)
 		return;
 	S.failures++;
 	memset(&r, 0, sizeof(r));
@@ -398,12 +421,32 @@ static void barrier_fail(dt_coord_status st, const char *msg,
 			   (xdrproc_t)xdr_dt_coord_barrier_res, &r);
 	}
 	S.pending = false;
+	S.pending_case = false;
 	S.arrived = 0;
 	S.gen++;
 }
 
-/* hosts that left or died: the pending barrier can never complete */
-static bool barrier_check_gone(void)
+/* until a case start says otherwise every host of the run takes part */
+static uint64_t all_hosts(void)
+{
+	return S.nhosts >= 64 ? ~0ULL : (1ULL << S.nhosts) - 1;
+}
+
+/* a host of the case in progress that will not come to its barriers */
+static bool member_gone(int i)
+{
+	const struct host *h = &S.hosts[i];
+
+	return (S.members & (1ULL << i)) &&
+	       (h->state == H_LEFT || h->state == H_DEAD || h->quit);
+}
+
+/*
+ * Hosts of the case that left, died or gave the case up: barrier name
+ * can never complete; fail it (the pending one, or the one a host just
+ * asked for) naming them and why.
+ */
+static bool barrier_check_gone(const char *name)
 {
 	int missing[DT_COORD_HOSTS_MAX];
 	unsigned int n = 0;
@@ -414,22 +457,86 @@ static bool barrier_check_gone(void)
 	for (i = 0; i < S.nhosts; i++) {
 		struct host *h = &S.hosts[i];
 
-		if (h->state != H_LEFT && h->state != H_DEAD)
+		if (!member_gone(i))
 			continue;
 		if (!n)
 			catf(msg, sizeof(msg), &pos, "barrier '%s' #%" PRIu64
-			     " cannot complete:", S.pending ? S.bname : "?",
-			     S.gen);
-		catf(msg, sizeof(msg), &pos, "%s host %d (%s) %s%s%s",
-		     n ? ";" : "", i, h->name,
-		     h->state == H_LEFT ? "left" : "died",
-		     h->why[0] ? ": " : "", h->why);
+			     " cannot complete:", name, S.gen);
+		if (h->state == H_JOINED)
+			catf(msg, sizeof(msg), &pos, "%s host %d (%s) gave "
+			     "up the case: %s", n ? ";" : "", i, h->name,
+			     h->quit_why);
+		else
+			catf(msg, sizeof(msg), &pos, "%s host %d (%s) %s%s%s",
+			     n ? ";" : "", i, h->name,
+			     h->state == H_LEFT ? "left" : "died",
+			     h->why[0] ? ": " : "", h->why);
 		missing[n++] = i;
 	}
 	if (!n)
 		return false;
 	barrier_fail(DT_COORD_GONE, msg, missing, n);
 	return true;
+}
+
+static void barrier_release(uint64_t need);
+
+/*
+ * A case start passes once every host still in the run is there: the
+ * hosts that left or died are not waited for.
+ */
+static void case_try_release(void)
+{
+	uint64_t need = 0;
+	int i;
+
+	for (i = 0; i < S.nhosts; i++)
+		if (S.hosts[i].state == H_JOINED ||
+		    S.hosts[i].state == H_FREE)
+			need |= 1ULL << i;
+	if ((S.arrived & need) == need)
+		barrier_release(need);
+}
+
+/* a host left, died or gave up its case: what waits for it goes on */
+static void host_out(void)
+{
+	if (!S.pending)
+		return;
+	if (S.pending_case)
+		case_try_release();
+	else
+		barrier_check_gone(S.bname);
+}
+
+/*
+ * A case start at its deadline: the hosts not there are dropped from the
+ * run (a host that never joined too: the run cannot wait for ever), and
+ * the others start the case without them.
+ */
+static void case_timeout(void)
+{
+	int i;
+
+	for (i = 0; i < S.nhosts; i++) {
+		struct host *h = &S.hosts[i];
+
+		if ((S.arrived & (1ULL << i)) ||
+		    (h->state != H_JOINED && h->state != H_FREE))
+			continue;
+		if (h->state == H_FREE)
+			snprintf(h->name, sizeof(h->name), "not joined");
+		snprintf(h->why, sizeof(h->why), "dropped: not at the start "
+			 "of case '%s' within %.3g s%s%s", S.bname,
+			 (double)S.timeout_ns / 1e9, h->quit ? "; " : "",
+			 h->quit ? h->quit_why : "");
+		h->state = H_DEAD;
+		logmsg("host %d '%s' %s", i, h->name, h->why);
+		S.failures++;
+	}
+	/* a dropped host that never joined cannot join later either */
+	S.joined = S.nhosts;
+	case_try_release();
 }
 
 static void barrier_timeout(void)
@@ -440,11 +547,15 @@ static void barrier_timeout(void)
 	size_t pos = 0;
 	int i;
 
+	if (S.pending_case) {
+		case_timeout();
+		return;
+	}
 	catf(msg, sizeof(msg), &pos, "barrier '%s' #%" PRIu64
 	     " timed out after %.3g s: missing", S.bname, S.gen,
 	     (double)S.timeout_ns / 1e9);
 	for (i = 0; i < S.nhosts; i++) {
-		if (S.arrived & (1ULL << i))
+		if ((S.arrived & (1ULL << i)) || !(S.members & (1ULL << i)))
 			continue;
 		catf(msg, sizeof(msg), &pos, "%s %s", n ? "," : "",
 		     host_label(i, lab, sizeof(lab)));
@@ -468,18 +579,64 @@ static uint64_t margin_ns(void)
 	return m > MARGIN_CAP_NS ? MARGIN_CAP_NS : m;
 }
 
-static void barrier_release(void)
+/* who is out of the run and why, for a case start's reply */
+static void dropped_list(char *buf, size_t len)
+{
+	size_t pos = 0;
+	int i;
+
+	buf[0] = '\0';
+	for (i = 0; i < S.nhosts; i++) {
+		const struct host *h = &S.hosts[i];
+
+		if (h->state == H_LEFT || h->state == H_DEAD)
+			catf(buf, len, &pos, "%shost %d (%s) %s%s%s",
+			     pos ? "; " : "", i, h->name,
+			     h->state == H_LEFT ? "left" : "died",
+			     h->why[0] ? ": " : "", h->why);
+	}
+}
+
+/*
+ * Every host needed is there: send the release instant to all of them.
+ * need: the hosts taking part (a case start makes them the case's).
+ */
+static void barrier_release(uint64_t need)
 {
 	dt_coord_barrier_res r;
+	dt_coord_case_res cr;
+	char dropped[DT_COORD_MSG_MAX];
 	int64_t now = real_ns();
 	uint64_t m = margin_ns();
 	int i;
 
+	if (S.pending_case) {
+		S.epoch = S.pending_epoch;
+		S.members = need;
+		S.failed = false;
+		for (i = 0; i < S.nhosts; i++) {
+			if (!(need & (1ULL << i)))
+				continue;
+			S.hosts[i].epoch = S.epoch;
+			S.hosts[i].quit = false;
+		}
+		logmsg("case '%s' #%" PRIu64 " starts with %d of %d hosts",
+		       S.bname, S.epoch, __builtin_popcountll(need),
+		       S.nhosts);
+	}
+	dropped_list(dropped, sizeof(dropped));
 	memset(&r, 0, sizeof(r));
 	r.status = DT_COORD_OK;
 	r.msg = "";
 	r.release_ns = now + (int64_t)m;
 	r.seq = S.gen + 1;
+	memset(&cr, 0, sizeof(cr));
+	cr.status = DT_COORD_OK;
+	cr.msg = "";
+	cr.release_ns = r.release_ns;
+	cr.seq = r.seq;
+	cr.members = need;
+	cr.dropped = dropped;
 	if (S.gen < MAX_WAKE_RECS) {
 		if (S.gen >= S.nwake) {
 			size_t n = S.nwake ? S.nwake * 2 : 64;
@@ -502,6 +659,7 @@ static void barrier_release(void)
 			w->sent_ns = now;
 			w->min_woke = INT64_MAX;
 			w->max_woke = INT64_MIN;
+			w->need = need;
 		}
 	}
 	/* all replies go out back to back, before anything else happens */
@@ -511,14 +669,20 @@ static void barrier_release(void)
 		if (!c || !c->deferred)
 			continue;
 		c->deferred = false;
-		conn_reply(c, S.xid[i], SUCCESS,
-			   (xdrproc_t)xdr_dt_coord_barrier_res, &r);
+		if (c->deferred_case)
+			conn_reply(c, S.xid[i], SUCCESS,
+				   (xdrproc_t)xdr_dt_coord_case_res, &cr);
+		else
+			conn_reply(c, S.xid[i], SUCCESS,
+				   (xdrproc_t)xdr_dt_coord_barrier_res, &r);
+		c->deferred_case = false;
 	}
 	if (S.verbose)
 		logmsg("barrier '%s' #%" PRIu64 " released, margin %" PRIu64
 		       " us", S.bname, S.gen, m / 1000);
 	S.released++;
 	S.pending = false;
+	S.pending_case = false;
 	S.arrived = 0;
 	S.gen++;
 }
@@ -549,7 +713,8 @@ static void wake_report(int host, const dt_coord_wake *p)
 		return;
 	gen = p->seq - 1;
 	w = &S.wake[gen];
-	if (!w->release_ns || (w->mask & (1ULL << host)))
+	if (!w->release_ns || (w->mask & (1ULL << host)) ||
+	    !(w->need & (1ULL << host)))
 		return;
 	/*
 	 * The times come from the network: one far from the release is
@@ -575,7 +740,7 @@ static void wake_report(int host, const dt_coord_wake *p)
 		       (p->woke_ns - w->release_ns) / 1000,
 		       (uint64_t)p->unc_ns / 1000);
 	S.delivery[S.ndelivery++ % DELIVERY_WINDOW] = p->recv_ns - w->sent_ns;
-	if (w->reports == (unsigned int)S.nhosts) {
+	if (w->mask == w->need) {
 		if (S.nskews == S.skews_cap) {
 			size_t n = S.skews_cap ? S.skews_cap * 2 : 64;
 			uint64_t *s = realloc(S.skews, n * sizeof(*s));
@@ -662,6 +827,16 @@ static bool printable(const char *s)
 		if (*s < 0x20 || *s > 0x7e)
 			return false;
 	return true;
+}
+
+/* a message from the network, kept for logs and replies */
+static void printable_copy(char *dst, size_t len, const char *src)
+{
+	size_t i;
+
+	for (i = 0; i + 1 < len && src[i]; i++)
+		dst[i] = src[i] < 0x20 || src[i] > 0x7e ? '?' : src[i];
+	dst[i] = '\0';
 }
 
 static void sanitize(char *s)
@@ -776,6 +951,12 @@ static bool do_barrier(struct conn *c, uint32_t xid,
 			 "ASCII");
 		return false;
 	}
+	/*
+	 * A host of the case gave it up (or the others already wait at the
+	 * next case start): this barrier cannot pass, say why at once.
+	 */
+	if (!S.failed && (!S.pending || S.pending_case))
+		barrier_check_gone(a->name);
 	if (S.failed) {
 		r->status = S.fail_status;
 		snprintf(msg, msglen, "%s", S.fail_msg);
@@ -819,10 +1000,10 @@ static bool do_barrier(struct conn *c, uint32_t xid,
 		       S.bname, S.gen);
 	c->deferred = true;
 	c->deferred_xid = xid;
-	if (barrier_check_gone())
+	if (barrier_check_gone(S.bname))
 		return true;		/* answered by barrier_fail */
-	if (__builtin_popcountll(S.arrived) == S.nhosts)
-		barrier_release();
+	if ((S.arrived & S.members) == S.members)
+		barrier_release(S.members);
 	return true;
 }
 
@@ -929,13 +1110,115 @@ static void do_leave(struct conn *c, dt_coord_leave_args *a,
 	h = &S.hosts[a->host];
 	wake_report(a->host, &a->prev);
 	h->state = H_LEFT;
-	snprintf(h->why, sizeof(h->why), "%s", a->reason);
+	printable_copy(h->why, sizeof(h->why), a->reason);
 	logmsg("host %d '%s' left%s%s", a->host, h->name,
 	       a->reason[0] ? ": " : "", a->reason);
 	r->status = DT_COORD_OK;
-	if (S.pending)
-		barrier_check_gone();
+	host_out();
 	check_finished();
+}
+
+/* returns true when the reply is deferred */
+static bool do_case(struct conn *c, uint32_t xid, dt_coord_case_args *a,
+		    dt_coord_case_res *r, char *msg, size_t msglen)
+{
+	int hi = a->host;
+	struct host *h;
+
+	if (!own_host(c, hi)) {
+		r->status = DT_COORD_DENIED;
+		snprintf(msg, msglen, "CASE for host %d on a connection that "
+			 "is not that host's (%s)", hi, hi >= 0 &&
+			 hi < S.nhosts && S.hosts[hi].why[0] ?
+			 S.hosts[hi].why : "not joined there");
+		return false;
+	}
+	h = &S.hosts[hi];
+	wake_report(hi, &a->prev);
+	if (!a->tcase[0] || !printable(a->tcase) || a->epoch <= h->epoch) {
+		r->status = DT_COORD_INVAL;
+		snprintf(msg, msglen, "CASE needs a case name in printable "
+			 "ASCII and a case number above %" PRIu64, h->epoch);
+		return false;
+	}
+	if (S.pending_case && a->epoch != S.pending_epoch) {
+		r->status = DT_COORD_MISMATCH;
+		snprintf(msg, msglen, "host %d (%s) starts case '%s' #%" PRIu64
+			 " while the others wait at the start of '%s' #%"
+			 PRIu64, hi, h->name, a->tcase, (uint64_t)a->epoch,
+			 S.bname, S.pending_epoch);
+		return false;
+	}
+	/* it is done with its case: normally, or it says how it gave up */
+	if (!h->quit) {
+		h->quit = true;
+		if (a->ended[0])
+			printable_copy(h->quit_why, sizeof(h->quit_why),
+				       a->ended);
+		else
+			snprintf(h->quit_why, sizeof(h->quit_why), "went on "
+				 "to case '%s'", a->tcase);
+	}
+	if (S.pending && !S.pending_case)
+		barrier_check_gone(S.bname);
+	if (!S.pending) {
+		S.pending = true;
+		S.pending_case = true;
+		S.pending_epoch = a->epoch;
+		S.arrived = 0;
+		snprintf(S.bname, sizeof(S.bname), "%s", a->tcase);
+		S.deadline_ns = mono_ns() + S.timeout_ns;
+	}
+	S.arrived |= 1ULL << hi;
+	S.xid[hi] = xid;
+	c->deferred = true;
+	c->deferred_case = true;
+	c->deferred_xid = xid;
+	if (S.verbose)
+		logmsg("host %d at the start of case '%s' #%" PRIu64, hi,
+		       S.bname, S.pending_epoch);
+	case_try_release();
+	return true;
+}
+
+/* a host back on a new connection: the old one is closed, its case lost */
+static void do_rejoin(struct conn *c, dt_coord_rejoin_args *a,
+		      dt_coord_res *r, char *msg, size_t msglen)
+{
+	int hi = a->host;
+	struct host *h;
+	struct conn *old;
+
+	if (c->host >= 0 || hi < 0 || hi >= S.nhosts ||
+	    S.hosts[hi].state != H_JOINED ||
+	    strcmp(S.hosts[hi].name, a->name)) {
+		r->status = DT_COORD_DENIED;
+		snprintf(msg, msglen, "REJOIN of host %d '%.64s': not a host "
+			 "of the run on another connection (%s)", hi, a->name,
+			 hi >= 0 && hi < S.nhosts && S.hosts[hi].why[0] ?
+			 S.hosts[hi].why : "no such host");
+		return;
+	}
+	h = &S.hosts[hi];
+	old = h->conn;
+	if (old) {
+		/* its arrival at a barrier went with the case process */
+		if (old->deferred && S.pending)
+			S.arrived &= ~(1ULL << hi);
+		old->host = -1;
+		conn_mark_dead(old, "replaced by a new connection");
+	}
+	h->conn = c;
+	c->host = hi;
+	if (!h->quit) {
+		h->quit = true;
+		printable_copy(h->quit_why, sizeof(h->quit_why),
+			       a->ended[0] ? a->ended : "lost its connection");
+	}
+	logmsg("host %d '%s' rejoined from %s: %s", hi, h->name, c->peer,
+	       h->quit_why);
+	r->status = DT_COORD_OK;
+	host_out();
 }
 
 union args {
@@ -946,6 +1229,8 @@ union args {
 	dt_coord_fetch_args fetch;
 	dt_coord_skew_args skew;
 	dt_coord_leave_args leave;
+	dt_coord_case_args tcase;
+	dt_coord_rejoin_args rejoin;
 };
 
 union res {
@@ -956,6 +1241,8 @@ union res {
 	dt_coord_fetch_res fetch;
 	dt_coord_skew_res skew;
 	dt_coord_res leave;
+	dt_coord_case_res tcase;
+	dt_coord_res rejoin;
 };
 
 static const struct proc {
@@ -979,6 +1266,10 @@ static const struct proc {
 			    (xdrproc_t)xdr_dt_coord_skew_res },
 	[DT_COORD_LEAVE] = { "LEAVE", (xdrproc_t)xdr_dt_coord_leave_args,
 			     (xdrproc_t)xdr_dt_coord_res },
+	[DT_COORD_CASE] = { "CASE", (xdrproc_t)xdr_dt_coord_case_args,
+			    (xdrproc_t)xdr_dt_coord_case_res },
+	[DT_COORD_REJOIN] = { "REJOIN", (xdrproc_t)xdr_dt_coord_rejoin_args,
+			      (xdrproc_t)xdr_dt_coord_res },
 };
 
 static const char *args_token(u_int proc, union args *a)
@@ -991,6 +1282,8 @@ static const char *args_token(u_int proc, union args *a)
 	case DT_COORD_FETCH:	return a->fetch.token;
 	case DT_COORD_SKEW:	return a->skew.token;
 	case DT_COORD_LEAVE:	return a->leave.token;
+	case DT_COORD_CASE:	return a->tcase.token;
+	case DT_COORD_REJOIN:	return a->rejoin.token;
 	}
 	return "";
 }
@@ -1010,7 +1303,12 @@ static void res_init(u_int proc, union res *r, char *msg)
 		break;
 	case DT_COORD_POST:
 	case DT_COORD_LEAVE:
+	case DT_COORD_REJOIN:
 		r->post.msg = msg;
+		break;
+	case DT_COORD_CASE:
+		r->tcase.msg = msg;
+		r->tcase.dropped = "";
 		break;
 	case DT_COORD_FETCH:
 		r->fetch.msg = msg;
@@ -1028,7 +1326,9 @@ static void res_set_status(u_int proc, union res *r, dt_coord_status st)
 	case DT_COORD_BARRIER:	r->barrier.status = st; break;
 	case DT_COORD_CLOCK:	r->clock.status = st; break;
 	case DT_COORD_POST:
-	case DT_COORD_LEAVE:	r->post.status = st; break;
+	case DT_COORD_LEAVE:
+	case DT_COORD_REJOIN:	r->post.status = st; break;
+	case DT_COORD_CASE:	r->tcase.status = st; break;
 	case DT_COORD_FETCH:	r->fetch.status = st; break;
 	case DT_COORD_SKEW:	r->skew.status = st; break;
 	}
@@ -1153,6 +1453,13 @@ static void handle_record(struct conn *c)
 	case DT_COORD_LEAVE:
 		do_leave(c, &a.leave, &r.leave, msg, sizeof(msg));
 		break;
+	case DT_COORD_CASE:
+		deferred = do_case(c, m.rm_xid, &a.tcase, &r.tcase, msg,
+				   sizeof(msg));
+		break;
+	case DT_COORD_REJOIN:
+		do_rejoin(c, &a.rejoin, &r.rejoin, msg, sizeof(msg));
+		break;
 	}
 reply:
 	if (!deferred)
@@ -1251,8 +1558,7 @@ static void conn_mark_dead(struct conn *c, const char *why)
 	h->state = H_DEAD;
 	snprintf(h->why, sizeof(h->why), "connection lost (%s)", why);
 	logmsg("host %d '%s' died: %s", c->host, h->name, h->why);
-	if (S.pending)
-		barrier_check_gone();
+	host_out();
 	check_finished();
 }
 
@@ -1453,6 +1759,8 @@ static void usage(FILE *f)
 "  --max-bytes N      bytes stored over all values (default 256 MiB)\n"
 "  --max-value N      bytes of one value (default and maximum %d)\n"
 "  --verbose          log every barrier release and wake report\n"
+"  --skew-file F      at exit, write each barrier's start skew to F: lines\n"
+"                     \"<barrier> <skew_ns>\" (lab/runpage: histograms)\n"
 "stdout: \"listening ADDR:PORT\" when ready, \"summary: ...\" at exit.\n"
 "exit: 0 all hosts left, 1 run failed or signal, 2 idle limit, 64 usage\n",
 		program_invocation_short_name, DT_COORD_HOSTS_MAX,
@@ -1513,6 +1821,7 @@ static int parse_args(int argc, char **argv)
 		{ "max-bytes", required_argument, NULL, 'B' },
 		{ "max-value", required_argument, NULL, 'V' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "skew-file", required_argument, NULL, 'k' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -1587,6 +1896,9 @@ static int parse_args(int argc, char **argv)
 				goto bad;
 			S.max_value = (uint32_t)v;
 			break;
+		case 'k':
+			S.skew_file = optarg;
+			break;
 		case 'v':
 			S.verbose = true;
 			break;
@@ -1617,6 +1929,25 @@ bad:
 	return -EINVAL;
 }
 
+/* every barrier's skew (max - min woke over the hosts), one a line */
+static void write_skews(void)
+{
+	FILE *f;
+	size_t i;
+
+	if (!S.skew_file)
+		return;
+	f = fopen(S.skew_file, "w");
+	if (!f) {
+		logmsg("--skew-file %s: %s", S.skew_file, strerror(errno));
+		return;
+	}
+	for (i = 0; i < S.nskews; i++)
+		fprintf(f, "%zu %" PRIu64 "\n", i + 1, S.skews[i]);
+	if (fclose(f) != 0)
+		logmsg("--skew-file %s: %s", S.skew_file, strerror(errno));
+}
+
 static void summary(const char *status)
 {
 	dt_coord_skew_res r;
@@ -1624,6 +1955,7 @@ static void summary(const char *status)
 
 	memset(&r, 0, sizeof(r));
 	skew_stats(&r);
+	write_skews();
 	for (i = 0; i < S.nhosts; i++) {
 		left += S.hosts[i].state == H_LEFT;
 		died += S.hosts[i].state == H_DEAD;
@@ -1682,6 +2014,7 @@ int main(int argc, char **argv)
 
 	if (parse_args(argc, argv))
 		return 64;
+	S.members = all_hosts();
 	signal(SIGPIPE, SIG_IGN);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;

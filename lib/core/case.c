@@ -98,6 +98,20 @@ static void check_history(struct dt_run *r, const struct dt_check_opts *opts,
 	dt_check_result_free(&res);
 }
 
+/* --hang-op OP or OP@CASE (only in that case): the op, or NULL */
+static const char *hang_op_of_case(const char *spec, const char *tcase)
+{
+	static char op[64];
+	const char *at = spec ? strchr(spec, '@') : NULL;
+
+	if (!at)
+		return spec;
+	if (strcmp(at + 1, tcase))
+		return NULL;
+	snprintf(op, sizeof(op), "%.*s", (int)(at - spec), spec);
+	return op;
+}
+
 static void case_child(const struct dt_test *t, const struct dt_case *c,
 		       const struct dt_target *tgt, const struct dt_options *o)
 {
@@ -120,8 +134,8 @@ static void case_child(const struct dt_test *t, const struct dt_case *c,
 		r.threads = 4;
 	if (r.duration <= 0)
 		r.duration = 2;
-	dt_hang_op = o->hang_op;
-	if (o->hang_op && !strcmp(o->hang_op, "case")) {
+	dt_hang_op = hang_op_of_case(o->hang_op, c->name);
+	if (dt_hang_op && !strcmp(dt_hang_op, "case")) {
 		/* debug knob: hang outside any op to prove the hard timeout */
 		for (;;)
 			pause();
@@ -131,13 +145,19 @@ static void case_child(const struct dt_test *t, const struct dt_case *c,
 	if ((t->needs & (DT_NEED_LINK | DT_NEED_OPEN)) && !tgt->ops->link)
 		dt_skip(&r, "backend %s lacks link/open", tgt->ops->name);
 
+	/* from here an op stuck on the target fails the case, in any phase */
+	dt_case_watch(&r);
+	dt_step_begin("connect", tgt->spec);
 	rc = tgt->ops->connect(tgt, &r.conn);
+	dt_step_end();
 	if (rc < 0)
 		dt_broken(&r, "connect to %s: %s", tgt->spec, dt_strerr(rc));
 	snprintf(r.scratch, sizeof(r.scratch), DT_SCRATCH_PREFIX "%s.%d.%s.%s",
 		 dt_short_hostname(), (int)getpid(), t->name, c->name);
 	if (dt_leader(&r)) {
+		dt_step_begin("mkdir", r.scratch);
 		rc = tgt->ops->mkdir(r.conn, r.scratch);
+		dt_step_end();
 		if (rc < 0)
 			dt_broken(&r, "mkdir scratch %s on %s: %s", r.scratch,
 				  tgt->spec, dt_strerr(rc));
@@ -149,6 +169,7 @@ static void case_child(const struct dt_test *t, const struct dt_case *c,
 	dt_workers_init_run(&r);
 	if (t->setup)
 		t->setup(&r);
+	dt_case_phase("run");
 	c->run(&r);
 	/* the checker takes the recorded times, and the bound apart */
 	dt_history_widen_reads(&r.hist, -(int64_t)dt_read_widen_ns(&r));
@@ -165,14 +186,18 @@ static void case_child(const struct dt_test *t, const struct dt_case *c,
 		dt_diag(&r, "history", "%s%s", path,
 			rc < 0 ? " (could not be written)" : "");
 	}
+	dt_case_phase("cleanup");
 	if (t->cleanup)
 		t->cleanup(&r);
 	if (dt_mh_active()) {
 		/* nobody may still work in it when the leader removes it */
 		dt_mh_barrier(&r, "end");
+		dt_shared->mh_done = 1;
 		dt_mh_report_skew(&r);
 	}
+	dt_step_begin("remove", r.scratch);
 	rc = dt_leader(&r) ? dt_remove_tree(tgt->ops, r.conn, r.scratch) : 0;
+	dt_step_end();
 	if (rc < 0)
 		dt_broken(&r, "remove scratch %s: %s", r.scratch,
 			  dt_strerr(rc));
@@ -259,25 +284,6 @@ static const char *xfail_reason(const char *file, const char *label,
 /* ---- the parent -------------------------------------------------------- */
 
 /*
- * A case child killed in the middle of a coordinator call leaves the
- * shared connection in an unknown state: tell the others we are gone (so
- * their barriers fail naming us instead of timing out) and stop using it.
- */
-const char *dt_coord_lost;
-
-static void leave_run(const char *why)
-{
-	static char reason[160];
-
-	if (!dt_coord_handle)
-		return;
-	snprintf(reason, sizeof(reason), "%s", why);
-	dt_coord_leave_reason(dt_coord_handle, reason);
-	dt_coord_handle = NULL;
-	dt_coord_lost = reason;
-}
-
-/*
  * "not ok" with the reason and, for a known failure, the TODO directive.
  * TAP reads a directive only right after the first unescaped '#', so with
  * a TODO the reason goes in the description, its '#'s escaped; without,
@@ -305,15 +311,23 @@ static void print_not_ok(int num, const char *name, const char *kind,
 	printf(" # TODO %s\n", xf);
 }
 
+static const char *outcome_name(int outcome)
+{
+	static const char *names[] = { "pass", "fail", "broken", "skip" };
+
+	return outcome >= 0 && outcome <= DT_SKIP ? names[outcome] : "?";
+}
+
 int dt_run_case(int num, const struct dt_test *t, const struct dt_case *c,
 		    const struct dt_target *tgt, const struct dt_options *o)
 {
 	const char *xf = xfail_reason(o->xfail, tgt->label, t->name, c->name);
 	uint64_t t0 = dt_now_ns();
+	double up0 = dt_uptime_s();	/* the kernel log's clock */
 	int timeout = o->timeout ? o->timeout : (t->timeout ? t->timeout : 60);
 	int outcome, status;
 	bool need_sweep = false, hung = false, stuck_exiting;
-	char evidence[16384] = "";
+	char evidence[16384] = "", klog[4096] = "";
 	static struct dt_hang hang;	/* big: not on the stack */
 	struct dt_capture cap;
 
@@ -342,6 +356,21 @@ int dt_run_case(int num, const struct dt_test *t, const struct dt_case *c,
 	setpgid(pid, pid);
 	status = dt_wait_case(pid, t0, t0 + (uint64_t)timeout * 1000000000ull,
 			      &cap, &stuck_exiting);
+	if (status == -ETIMEDOUT && !stuck_exiting && dt_mh_active() &&
+	    __atomic_load_n(&dt_shared->waiting_since_ns, __ATOMIC_ACQUIRE)) {
+		/*
+		 * It waits for another host, whose own case timed out as
+		 * ours did: that host reports its hang once it killed its
+		 * case (within the reap grace), and then our barrier fails
+		 * naming it.  Bounded: the case ends within this much more.
+		 */
+		printf("# %s.%s waits at barrier '%s' at its timeout: %d s "
+		       "more for the other hosts to report\n", t->name,
+		       c->name, dt_shared->waiting_at, DT_MH_PEER_GRACE_S);
+		status = dt_wait_case(pid, t0, dt_now_ns() +
+				      DT_MH_PEER_GRACE_S * 1000000000ull,
+				      &cap, &stuck_exiting);
+	}
 	if (status == -ETIMEDOUT || status == -EINTR) {
 		/* now, before leaving the run can take its own time */
 		uint64_t waiting = __atomic_load_n(&dt_shared->waiting_since_ns,
@@ -350,13 +379,15 @@ int dt_run_case(int num, const struct dt_test *t, const struct dt_case *c,
 					  : 0;
 
 		dt_collect_stacks(pid, 0, evidence, sizeof(evidence));
+		/* what the kernel said meanwhile ("server not responding") */
+		dt_kernel_log_since(up0, klog, sizeof(klog));
 		/* bounded: a task stuck in the kernel stays behind */
 		need_sweep = dt_hang_kill(pid, dt_fmt("%s.%s", t->name,
 						      c->name), &hang);
 		dt_capture_close(&cap);
 		/* the other hosts' verdict names this host and why */
 		hung = status == -ETIMEDOUT;
-		leave_run(dt_fmt("%s.%s %s", t->name, c->name,
+		dt_mh_case_lost(dt_fmt("%s.%s %s", t->name, c->name,
 				 hang.unreaped ? "hung: its tasks stay stuck "
 						 "in the kernel (a leftover)"
 				 : hung ? "hung: killed at the timeout"
@@ -385,7 +416,8 @@ int dt_run_case(int num, const struct dt_test *t, const struct dt_case *c,
 			snprintf(dt_shared->reason, sizeof(dt_shared->reason),
 				 "dt_interrupted by signal %d", dt_interrupted);
 	} else if (WIFSIGNALED(status)) {
-		leave_run(dt_fmt("%s.%s died", t->name, c->name));
+		dt_mh_case_lost(dt_fmt("%s.%s died of signal %d", t->name,
+				       c->name, WTERMSIG(status)));
 		need_sweep = true;
 		outcome = DT_BROKEN;
 		snprintf(dt_shared->reason, sizeof(dt_shared->reason),
@@ -395,6 +427,10 @@ int dt_run_case(int num, const struct dt_test *t, const struct dt_case *c,
 		if (dt_coord_handle && dt_shared->coord_synced)
 			dt_coord_sync_set(dt_coord_handle,
 					  dt_shared->coord_sync);
+		else if (dt_coord_handle)
+			dt_mh_case_lost(dt_fmt("%s.%s ended inside a "
+					       "coordinator call", t->name,
+					       c->name));
 		outcome = WEXITSTATUS(status);
 		if (outcome > DT_SKIP) {
 			snprintf(dt_shared->reason, sizeof(dt_shared->reason),
@@ -408,6 +444,12 @@ int dt_run_case(int num, const struct dt_test *t, const struct dt_case *c,
 	dt_capture_close(&cap);
 	double secs = (double)(dt_now_ns() - t0) / 1e9;
 	const char *name = dt_fmt("%s.%s", t->name, c->name);
+	/* the hosts still inside the case learn why we are not */
+	if (dt_mh_active() && !dt_shared->mh_done)
+		dt_mh_case_ended(dt_fmt("%s %s after %.1f s%s%s", name,
+					hung ? "hung" : outcome_name(outcome),
+					secs, dt_shared->reason[0] ? ": " : "",
+					dt_shared->reason));
 	switch (outcome) {
 	case DT_PASS:
 		printf("ok %d - %s%s%s\n", num, name, xf ? " # TODO " : "",
@@ -423,12 +465,9 @@ int dt_run_case(int num, const struct dt_test *t, const struct dt_case *c,
 		break;
 	}
 	if (outcome == DT_FAIL || outcome == DT_BROKEN || !o->quiet) {
-		static const char *names[] = { "pass", "fail", "broken",
-					       "skip" };
-
 		printf("  ---\n  outcome: %s\n  target: %s\n"
 		       "  duration_s: %.3f\n",
-		       hung ? "hung" : names[outcome],
+		       hung ? "hung" : outcome_name(outcome),
 		       dt_yaml_quote(tgt->spec), secs);
 		if (xf)
 			printf("  known_failure: %s\n", dt_yaml_quote(xf));
@@ -438,6 +477,12 @@ int dt_run_case(int num, const struct dt_test *t, const struct dt_case *c,
 		if (evidence[0] && !hang.unreaped) {
 			dt_shared->diag_len = 0;
 			dt_diag_block("kernel_stacks", evidence);
+			fwrite(dt_shared->diag, 1, dt_shared->diag_len,
+			       stdout);
+		}
+		if (klog[0]) {
+			dt_shared->diag_len = 0;
+			dt_diag_block("kernel_log", klog);
 			fwrite(dt_shared->diag, 1, dt_shared->diag_len,
 			       stdout);
 		}

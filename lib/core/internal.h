@@ -35,6 +35,7 @@ struct dt_shared {
 	char waiting_at[256];
 	uint64_t waiting_since_ns;	/* dt_now_ns() when it began */
 	int coord_synced;		/* coord_sync holds the child's state */
+	int mh_done;			/* passed the case's last barrier */
 	unsigned char coord_sync[256];
 	/* for the parent's wait (reap.c): progress, and a child that ended */
 	uint64_t ops;			/* recorded ops so far */
@@ -75,11 +76,36 @@ bool dt_mh_agree(struct dt_run *r, bool go);
 void dt_mh_share_scratch(struct dt_run *r);
 void dt_mh_exchange(struct dt_run *r, struct dt_history *h);
 void dt_mh_report_skew(struct dt_run *r);
+/*
+ * The harness's side, between cases: start case number epoch with the
+ * hosts still in the run (-1: coordination lost, dt_coord_lost says why;
+ * else *host and *nhosts are this host's rank and their count, for the
+ * case); note how a case ended that did not pass its last barrier (sent
+ * with the next case start); a case process lost inside a call: come
+ * back on a new connection (or leave, coordination lost); the run's end.
+ */
+int dt_mh_case_start(uint64_t epoch, const char *tcase, int *host,
+		     int *nhosts);
+void dt_mh_case_ended(const char *why);
+void dt_mh_case_lost(const char *why);
+void dt_mh_finish(void);
+/* A coordinator connection lost by a killed case ("why"), or NULL. */
+extern const char *dt_coord_lost;
 
 /* ---- workers.c ---------------------------------------------------------- */
 
 extern double dt_op_timeout;		/* seconds an op may take (watchdog) */
 extern const char *dt_hang_op;		/* --hang-op debug knob */
+/*
+ * The case's main thread is watched from the start of the case process
+ * (dt_case_watch): the op limit holds for the harness's own steps on the
+ * target (dt_step_begin/end: connect, mkdir, remove; --hang-op names
+ * them too) and for the setup worker's ops, in every phase.
+ */
+void dt_case_watch(struct dt_run *r);
+void dt_case_phase(const char *phase);
+void dt_step_begin(const char *op, const char *path);
+void dt_step_end(void);
 void dt_workers_init_run(struct dt_run *r);
 void dt_workers_fini_run(struct dt_run *r);
 
@@ -131,6 +157,13 @@ int dt_wait_deadline(pid_t pid, uint64_t deadline, bool interruptible);
  * test program ends within its case timeouts plus this grace per case.
  */
 #define DT_REAP_GRACE_S 5
+/*
+ * A multi-host case still waiting at a barrier for another host when its
+ * timeout comes waits this much longer: that host's case timed out too,
+ * and it reports its hang once it killed the case (within the reap
+ * grace), so the verdict here can name it.
+ */
+#define DT_MH_PEER_GRACE_S (2 * DT_REAP_GRACE_S)
 /* SIGKILL pid's process group; true if it was reaped within grace_s */
 bool dt_kill_group(pid_t pid, int grace_s);
 
@@ -179,8 +212,6 @@ void dt_leftovers_final(void);
 
 /* ---- case.c: one case ----------------------------------------------------- */
 
-/* A coordinator connection lost by a killed case ("why"), or NULL. */
-extern const char *dt_coord_lost;
 /* Run case c as TAP test number num; returns its outcome (TODO: PASS). */
 int dt_run_case(int num, const struct dt_test *t, const struct dt_case *c,
 		const struct dt_target *tgt, const struct dt_options *o);

@@ -477,6 +477,7 @@ int dt_main(const struct dt_test *t, int argc, char **argv)
 	       (unsigned long long)o.seed);
 	printf("# stale bound: %s\n", o.stale_why);
 	int num = 0, worst = -1;
+	uint64_t epoch = 0;
 	static const int rank[] = { [DT_PASS] = 1, [DT_SKIP] = 0,
 				    [DT_BROKEN] = 2, [DT_FAIL] = 3 };
 	for (const struct dt_case *c = t->cases; c->name; c++) {
@@ -487,6 +488,10 @@ int dt_main(const struct dt_test *t, int argc, char **argv)
 			       dt_interrupted);
 			return DT_EXIT_BROKEN;
 		}
+		/* each case starts together on the hosts still in the run */
+		if (dt_coord_handle)
+			dt_mh_case_start(++epoch, c->name, &o.host,
+					 &o.nhosts);
 		if (dt_coord_lost) {
 			printf("not ok %d - %s.%s # BROKEN: coordination lost "
 			       "(%s)\n", ++num, t->name, c->name,
@@ -500,8 +505,7 @@ int dt_main(const struct dt_test *t, int argc, char **argv)
 		if (worst < 0 || rank[out] > rank[worst])
 			worst = out;
 	}
-	if (dt_coord_handle)
-		dt_coord_leave(dt_coord_handle);
+	dt_mh_finish();
 	dt_leftovers_final();
 	if (dt_interrupted) {
 		printf("Bail out! dt_interrupted by signal %d\n", dt_interrupted);

@@ -4,8 +4,11 @@
  *
  * Every host runs the same cases in the same order, so the barrier names
  * built here ("<case>:<step>:<n>") match across hosts without negotiation.
- * A failed barrier (a host died, left or timed out) ends the case as
- * BROKEN naming the cause: the other hosts get a verdict, not a hang.
+ * A failed barrier (a host died, left, gave the case up or timed out)
+ * ends the case as BROKEN naming the cause: the other hosts get a
+ * verdict, not a hang.  Each case starts with a case start among the
+ * hosts still in the run (dt_mh_case_start), so one host's failed or
+ * hung case costs the others that case only: they go on with the next.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -44,9 +47,8 @@ void dt_mh_barrier(struct dt_run *r, const char *step)
 			 __ATOMIC_RELEASE);
 	rc = dt_coord_barrier(dt_coord_handle, name, NULL);
 	__atomic_store_n(&dt_shared->waiting_since_ns, 0, __ATOMIC_RELEASE);
-	if (rc < 0)
-		dt_broken(r, "barrier %s: %s", name,
-			  dt_coord_error(dt_coord_handle));
+	if (rc < 0)	/* the message names the barrier */
+		dt_broken(r, "%s", dt_coord_error(dt_coord_handle));
 }
 
 struct agree {
@@ -283,6 +285,65 @@ void dt_mh_report_skew(struct dt_run *r)
 		s.p50_ns / 1e3, s.p99_ns / 1e3, s.max_ns / 1e3, s.barriers,
 		s.unc_ns / 1e3);
 	report_host_wake(r);
+}
+
+/* ---- between cases: the harness's side -------------------------------- */
+
+const char *dt_coord_lost;
+static char ended[512];		/* how the last case ended, if early */
+
+int dt_mh_case_start(uint64_t epoch, const char *tcase, int *host,
+		     int *nhosts)
+{
+	static char lost[DT_COORD_STR_LIMIT * 4 + 64];
+	struct dt_coord_case_info ci;
+
+	if (dt_coord_lost)
+		return -1;
+	if (dt_coord_case(dt_coord_handle, epoch, tcase, ended, &ci) < 0) {
+		snprintf(lost, sizeof(lost), "%s",
+			 dt_coord_error(dt_coord_handle));
+		dt_coord_leave_reason(dt_coord_handle, lost);
+		dt_coord_handle = NULL;
+		dt_coord_lost = lost;
+		return -1;
+	}
+	ended[0] = 0;
+	if (ci.dropped[0])
+		printf("# case %s starts with %d host(s); out of the run: %s\n",
+		       tcase, ci.hosts, ci.dropped);
+	*host = ci.host;
+	*nhosts = ci.hosts;
+	return 0;
+}
+
+void dt_mh_case_ended(const char *why)
+{
+	snprintf(ended, sizeof(ended), "%s", why);
+}
+
+void dt_mh_case_lost(const char *why)
+{
+	static char reason[512];
+
+	if (!dt_coord_handle)
+		return;
+	dt_mh_case_ended(why);
+	if (dt_coord_rejoin(dt_coord_handle, why) == 0)
+		return;
+	/* no way back: tell the others (their barriers fail naming us) */
+	snprintf(reason, sizeof(reason), "%s; and no new connection: %s", why,
+		 dt_coord_error(dt_coord_handle));
+	dt_coord_leave_reason(dt_coord_handle, reason);
+	dt_coord_handle = NULL;
+	dt_coord_lost = reason;
+}
+
+void dt_mh_finish(void)
+{
+	if (dt_coord_handle)
+		dt_coord_leave_reason(dt_coord_handle, ended);
+	dt_coord_handle = NULL;
 }
 
 /* ---- values between the hosts of a test (dt_barrier, dt_post, dt_peek) -- */

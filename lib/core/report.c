@@ -215,8 +215,10 @@ void dt_case_exit(int outcome)
 	/* hand the coordinator handle's progress back to the parent */
 	if (dt_shared && dt_coord_handle &&
 	    dt_coord_sync_size() <= sizeof(dt_shared->coord_sync)) {
-		dt_coord_sync_get(dt_coord_handle, dt_shared->coord_sync);
-		dt_shared->coord_synced = 1;
+		/* busy: a thread is mid-call, the parent comes back anew */
+		dt_shared->coord_synced =
+			dt_coord_sync_get(dt_coord_handle,
+					  dt_shared->coord_sync) == 0;
 	}
 	fflush(stdout);
 	fflush(stderr);

@@ -41,6 +41,25 @@ struct pool {
 static struct pool *current_pool;
 static struct dt_worker setup_worker;
 
+/*
+ * The case's main thread outside the worker pool: the harness's own
+ * steps on the target (connect, the scratch directory's mkdir and
+ * removal) and the test's setup, run and cleanup ops (dt_setup_worker)
+ * are watched too, by a watchdog that lives as long as the case process:
+ * a hung mkdir in setup fails the case naming it, like a worker's op.
+ */
+static struct {
+	/*
+	 * lock guards phase, op and path: held only to write or copy them,
+	 * never across the step itself, so a stuck step never holds it
+	 */
+	pthread_mutex_t lock;
+	const char *phase;		/* "setup", "run", "cleanup" */
+	const char *op;			/* a harness step in progress, or NULL */
+	char path[DT_PATH_MAX];
+	uint64_t start_ns;
+} step = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
 uint64_t dt_rand(uint64_t *s)
 {
 	/* splitmix64: tiny, good enough to pick names */
@@ -55,12 +74,7 @@ void dt_workers_init_run(struct dt_run *r)
 {
 	/* the case's oracles run on this thread: count every violation */
 	dt_failsum_watch_oracles();
-	memset(&setup_worker, 0, sizeof(setup_worker));
-	setup_worker.run = r;
-	setup_worker.id = 0xffff;
 	setup_worker.conn = r->conn;
-	setup_worker.rng = r->seed ^ 0x5e7u;
-	setup_worker.tid = (pid_t)syscall(SYS_gettid);
 }
 
 void dt_workers_fini_run(struct dt_run *r)
@@ -145,6 +159,105 @@ static double op_limit_s(struct dt_run *r)
 	return t / 2.0;
 }
 
+/* an op stuck past the limit: fail the case naming it, with stacks */
+__attribute__((noreturn))
+static void stuck(struct dt_run *r, const char *who, const char *op,
+		  const char *path, uint64_t for_ns, const char *thread)
+{
+	char *stacks = malloc(16384);
+
+	dt_fail(r, op, "op returns", dt_fmt("stuck for %.1f s",
+					     (double)for_ns / 1e9),
+		"%s stuck in %s %s", who, op, path);
+	dt_diag(r, "stuck_thread", "%s", thread);
+	dt_diag(r, "stuck_op", "%s %s", op, path);
+	if (stacks) {
+		dt_collect_stacks(getpid(), 0, stacks, 16384);
+		dt_diag_block("kernel_stacks", stacks);
+	}
+	dt_case_exit(DT_FAIL);
+}
+
+static void *main_watchdog(void *arg)
+{
+	struct dt_run *r = arg;
+	uint64_t limit = (uint64_t)(op_limit_s(r) * 1e9);
+
+	for (;;) {
+		uint64_t now = dt_now_ns();
+		uint64_t st = __atomic_load_n(&step.start_ns, __ATOMIC_ACQUIRE);
+		const char *op, *phase;
+		char path[DT_PATH_MAX];
+		struct dt_worker *w = &setup_worker;
+
+		pthread_mutex_lock(&step.lock);
+		op = step.op;
+		phase = step.phase;
+		snprintf(path, sizeof(path), "%s", step.path);
+		pthread_mutex_unlock(&step.lock);
+		/* as below: only an op that stays the same op counts */
+		if (op && st && st <= now && now - st >= limit &&
+		    __atomic_load_n(&step.start_ns, __ATOMIC_ACQUIRE) == st)
+			stuck(r, dt_fmt("the case's main thread (tid %d), in "
+					"its %s,", (int)w->tid, phase),
+			      op, path, now - st, "main");
+		st = __atomic_load_n(&w->op_start_ns, __ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&w->busy, __ATOMIC_ACQUIRE) && st &&
+		    st <= now && now - st >= limit &&
+		    __atomic_load_n(&w->op_start_ns, __ATOMIC_ACQUIRE) == st)
+			stuck(r, dt_fmt("the case's main thread (tid %d), in "
+					"its %s,", (int)w->tid, phase),
+			      dt_op_name(w->op), w->op_path, now - st, "main");
+		struct timespec ts = { 0, 20 * 1000 * 1000 };
+		nanosleep(&ts, NULL);
+	}
+	return NULL;
+}
+
+void dt_case_watch(struct dt_run *r)
+{
+	pthread_t t;
+
+	memset(&setup_worker, 0, sizeof(setup_worker));
+	setup_worker.run = r;
+	setup_worker.id = 0xffff;
+	setup_worker.rng = r->seed ^ 0x5e7u;
+	setup_worker.tid = (pid_t)syscall(SYS_gettid);
+	dt_case_phase("setup");
+	/* the case process ends with _exit: the thread need not be joined */
+	if (pthread_create(&t, NULL, main_watchdog, r) == 0)
+		pthread_detach(t);
+}
+
+void dt_case_phase(const char *phase)
+{
+	pthread_mutex_lock(&step.lock);
+	step.phase = phase;
+	pthread_mutex_unlock(&step.lock);
+}
+
+void dt_step_begin(const char *op, const char *path)
+{
+	pthread_mutex_lock(&step.lock);
+	snprintf(step.path, sizeof(step.path), "%s", path);
+	step.op = op;
+	pthread_mutex_unlock(&step.lock);
+	__atomic_store_n(&step.start_ns, dt_now_ns(), __ATOMIC_RELEASE);
+	if (dt_hang_op && !strcmp(dt_hang_op, op)) {
+		/* debug knob (--hang-op): block like a lost server reply */
+		for (;;)
+			pause();
+	}
+}
+
+void dt_step_end(void)
+{
+	__atomic_store_n(&step.start_ns, 0, __ATOMIC_RELEASE);
+	pthread_mutex_lock(&step.lock);
+	step.op = NULL;
+	pthread_mutex_unlock(&step.lock);
+}
+
 static void *watchdog(void *arg)
 {
 	struct pool *p = arg;
@@ -168,20 +281,10 @@ static void *watchdog(void *arg)
 			    __atomic_load_n(&w->op_start_ns,
 					    __ATOMIC_ACQUIRE) != st)
 				continue;
-			char *stacks = malloc(16384);
-			dt_fail(p->r, dt_op_name(w->op), "op returns",
-				dt_fmt("stuck for %.1f s",
-				       (double)(now - st) / 1e9),
-				"worker %d (tid %d) stuck in %s %s", w->id,
-				(int)w->tid, dt_op_name(w->op), w->op_path);
-			dt_diag(p->r, "stuck_thread", "%d", w->id);
-			dt_diag(p->r, "stuck_op", "%s %s", dt_op_name(w->op),
-				w->op_path);
-			if (stacks) {
-				dt_collect_stacks(getpid(), 0, stacks, 16384);
-				dt_diag_block("kernel_stacks", stacks);
-			}
-			dt_case_exit(DT_FAIL);
+			stuck(p->r, dt_fmt("worker %d (tid %d)", w->id,
+					   (int)w->tid),
+			      dt_op_name(w->op), w->op_path, now - st,
+			      dt_fmt("%d", w->id));
 		}
 		/* a 20 ms scan: cheap, and far below any op limit */
 		struct timespec ts = { 0, 20 * 1000 * 1000 };

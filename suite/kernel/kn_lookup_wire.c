@@ -132,6 +132,7 @@ struct par {
 	int dfd;
 	struct phase ph[2];	/* 0: worker 0 alone, 1: all workers */
 	int nworkers;
+	int attempt;		/* names differ per attempt: none is cached */
 	pid_t tid[MAX_WORKERS];
 	int sampling;		/* 1 while the parallel phase runs, 2: quit */
 	int max_in_rpc;		/* most workers seen in an RPC wait at once */
@@ -203,14 +204,15 @@ static void storm_par(struct dt_worker *w)
 			break;
 		if (k == 0 && w->id == 0) {
 			for (int i = 0; i < w->nworkers * PER_THREAD; i++) {
-				snprintf(name, sizeof(name), "serial.%d", i);
+				snprintf(name, sizeof(name), "serial.%d.%d",
+					 p->attempt, i);
 				kn_statat(w, p->dfd, w->run->scratch, name,
 					  NULL);
 			}
 		} else if (k == 1) {
 			for (int i = 0; i < PER_THREAD; i++) {
-				snprintf(name, sizeof(name), "par.%d.%d", w->id,
-					 i);
+				snprintf(name, sizeof(name), "par.%d.%d.%d",
+					 p->attempt, w->id, i);
 				kn_statat(w, p->dfd, w->run->scratch, name,
 					  NULL);
 			}
@@ -227,12 +229,21 @@ static void storm_par(struct dt_worker *w)
 	}
 }
 
+/*
+ * A one-CPU guest that the host does not schedule for a while runs its
+ * threads one after another: a measurement that shows no overlap is taken
+ * again with fresh names, up to this many times, before it counts.  Lookups
+ * that the kernel serialises never overlap, whatever the attempt.
+ */
+#define PAR_ATTEMPTS 3
+
 static void run_parallel_names(struct dt_run *r)
 {
 	struct dt_mountstats *ms = calloc(1, sizeof(*ms));
 	struct par p = { 0 };
 	int n = r->threads < 4 ? 4 : r->threads;
-	pthread_t st;
+	bool overlapped = false;
+	char seen[512] = "", line[512] = "";
 
 	if (!ms)
 		dt_broken(r, "out of memory");
@@ -240,61 +251,81 @@ static void run_parallel_names(struct dt_run *r)
 		n = MAX_WORKERS;
 	kn_require_nfs(r, ms);
 	p.dfd = kn_open_dir(r, r->scratch);
-	p.nworkers = n;
-	if (pthread_create(&st, NULL, sampler, &p))
-		dt_broken(r, "start the wchan sampler");
-	dt_run_workers(r, n, storm_par, &p);
-	__atomic_store_n(&p.sampling, 2, __ATOMIC_RELEASE);
-	pthread_join(st, NULL);
+	for (int attempt = 0; attempt < PAR_ATTEMPTS && !overlapped; attempt++) {
+		pthread_t st;
+
+		memset(p.ph, 0, sizeof(p.ph));
+		memset(p.tid, 0, sizeof(p.tid));
+		p.nworkers = n;
+		p.attempt = attempt;
+		p.sampling = 0;
+		p.max_in_rpc = 0;
+		p.samples = 0;
+		if (pthread_create(&st, NULL, sampler, &p))
+			dt_broken(r, "start the wchan sampler");
+		dt_run_workers(r, n, storm_par, &p);
+		__atomic_store_n(&p.sampling, 2, __ATOMIC_RELEASE);
+		pthread_join(st, NULL);
+		if (!p.ph[1].t1)
+			dt_broken(r, "the storms did not run");
+
+		const struct phase *s = &p.ph[0], *q = &p.ph[1];
+		double ts = (double)(s->t1 - s->t0) / 1e6;
+		double tp = (double)(q->t1 - q->t0) / 1e6;
+		long ls = (long)(s->l1 - s->l0), lp = (long)(q->l1 - q->l0);
+		double rs = (double)(s->o1.rtt_ms - s->o0.rtt_ms);
+		double rp = (double)(q->o1.rtt_ms - q->o0.rtt_ms);
+		double ep = (double)(q->o1.execute_ms - q->o0.execute_ms);
+		double qp = (double)(q->o1.queue_ms - q->o0.queue_ms);
+		double conc_s = ts > 0 ? rs / ts : 0;
+		double conc_p = tp > 0 ? rp / tp : 0;
+		double conc_e = tp > 0 ? ep / tp : 0;
+		double speedup = tp > 0 ? ts / tp : 0;
+		int want = n * PER_THREAD;
+
+		snprintf(line, sizeof(line), "threads=%d lookups=%d "
+			 "serial_ms=%.0f parallel_ms=%.0f speedup=%.2f "
+			 "on_wire_serial=%.2f on_wire_parallel=%.2f "
+			 "executing_parallel=%.2f queued_ms_parallel=%.0f "
+			 "max_in_rpc=%d samples=%ld opts=%s", n, want, ts, tp,
+			 speedup, conc_s, conc_p, conc_e, qp, p.max_in_rpc,
+			 p.samples, kn_cache_opts(ms));
+		if (ls != want || lp != want)
+			dt_fail(r, "LOOKUP count", dt_fmt("%d per phase", want),
+				dt_fmt("serial %ld, parallel %ld", ls, lp),
+				"every uncached name costs one LOOKUP (%s)",
+				kn_cache_opts(ms));
+		/*
+		 * Serialised lookups keep at most one LOOKUP on the wire: no
+		 * sample sees two workers in an RPC wait, the summed
+		 * round-trip time (and the summed execution time of the RPCs,
+		 * queueing for the transport included) is at most the wall
+		 * time.  Ask for two at once in a sample, or clearly more
+		 * than one on average on the wire or in execution, or a clear
+		 * speed-up over one thread.  (On a fast, CPU bound client, a
+		 * User-Mode Linux guest, the RPCs overlap while they queue
+		 * for the transport: execution shows it, the wire less.)
+		 */
+		overlapped = p.max_in_rpc >= 2 || conc_p >= 1.5 ||
+			     conc_e >= 1.5 || speedup >= 1.5;
+		/* the tables read the last attempt's line; earlier ones kept */
+		if (!overlapped && attempt + 1 < PAR_ATTEMPTS)
+			dt_diag(r, dt_fmt("parallel_lookups_attempt_%d",
+					  attempt + 1), "%s", line);
+		snprintf(seen, sizeof(seen), "at most %d in an RPC wait (%ld "
+			 "samples), %.2f on the wire, %.2f executing, speed-up "
+			 "%.2f (attempt %d of %d)", p.max_in_rpc, p.samples,
+			 conc_p, conc_e, speedup, attempt + 1, PAR_ATTEMPTS);
+	}
 	close(p.dfd);
-	if (!p.ph[1].t1)
-		dt_broken(r, "the storms did not run");
-
-	const struct phase *s = &p.ph[0], *q = &p.ph[1];
-	double ts = (double)(s->t1 - s->t0) / 1e6;
-	double tp = (double)(q->t1 - q->t0) / 1e6;
-	long ls = (long)(s->l1 - s->l0), lp = (long)(q->l1 - q->l0);
-	double rs = (double)(s->o1.rtt_ms - s->o0.rtt_ms);
-	double rp = (double)(q->o1.rtt_ms - q->o0.rtt_ms);
-	double ep = (double)(q->o1.execute_ms - q->o0.execute_ms);
-	double qp = (double)(q->o1.queue_ms - q->o0.queue_ms);
-	double conc_s = ts > 0 ? rs / ts : 0, conc_p = tp > 0 ? rp / tp : 0;
-	double speedup = tp > 0 ? ts / tp : 0;
-	int want = n * PER_THREAD;
-
-	dt_diag(r, "parallel_lookups", "threads=%d lookups=%d serial_ms=%.0f "
-		"parallel_ms=%.0f speedup=%.2f on_wire_serial=%.2f "
-		"on_wire_parallel=%.2f executing_parallel=%.2f "
-		"queued_ms_parallel=%.0f max_in_rpc=%d samples=%ld opts=%s", n,
-		want, ts, tp, speedup, conc_s, conc_p, tp > 0 ? ep / tp : 0, qp,
-		p.max_in_rpc, p.samples, kn_cache_opts(ms));
-	if (ls != want || lp != want)
-		dt_fail(r, "LOOKUP count", dt_fmt("%d per phase", want),
-			dt_fmt("serial %ld, parallel %ld", ls, lp),
-			"every uncached name costs one LOOKUP (%s)",
-			kn_cache_opts(ms));
-	/*
-	 * Serialised lookups keep at most one LOOKUP on the wire: no sample
-	 * sees two workers in an RPC wait, the summed round-trip time (and
-	 * the summed execution time of the RPCs, queueing for the transport
-	 * included) is at most the wall time.  Ask for two at once in a
-	 * sample, or clearly more than one on average on the wire or in
-	 * execution, or a clear speed-up over one thread.  (On a fast, CPU
-	 * bound client, a User-Mode Linux guest, the RPCs overlap while
-	 * they queue for the transport: execution shows it, the wire less.)
-	 */
-	double conc_e = tp > 0 ? ep / tp : 0;
-
-	if (p.max_in_rpc < 2 && conc_p < 1.5 && conc_e < 1.5 && speedup < 1.5)
+	dt_diag(r, "parallel_lookups", "%s", line);
+	if (!overlapped)
 		dt_fail(r, "parallel lookups", ">= 2 workers in an RPC wait at "
 			"once, > 1.5 LOOKUPs on the wire or in execution, or "
-			"speed-up > 1.5",
-			dt_fmt("at most %d in an RPC wait (%ld samples), %.2f on "
-			       "the wire, %.2f executing, speed-up %.2f",
-			       p.max_in_rpc, p.samples, conc_p, conc_e, speedup),
-			"%d threads x %d names in "
-			"one directory: the lookups did not overlap", n,
-			PER_THREAD);
+			"speed-up > 1.5 in one of the attempts", seen,
+			"%d threads x %d names in one directory: the lookups did "
+			"not overlap in %d attempts", n, PER_THREAD,
+			PAR_ATTEMPTS);
 	free(ms);
 }
 

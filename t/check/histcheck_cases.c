@@ -191,7 +191,8 @@ static void unlink_cases(void)
 
 		ev_excl(&h, SETUP, "s/v", 0, 7, 0, 10);
 		ev(&h, 1, DT_OP_UNLINK, "s/v", NULL, 0, 0, 20, 30);
-		ev(&h, 2, DT_OP_LOOKUP, "s/v", NULL, 0, 7, 50, 60);
+		/* another host: a client sees its own unlink at once */
+		h.ev[ev(&h, 2, DT_OP_LOOKUP, "s/v", NULL, 0, 7, 50, 60)].host = 1;
 		judge(&h, &o, want[k], "not linearizable", 1,
 		      dt_fmt("stale lookup 20 ns after the unlink, stale %" PRIu64
 			     " ns", delta[k]));
@@ -252,10 +253,10 @@ static void open_creat_cases(void)
 
 	ev(&h, SETUP, DT_OP_LOOKUP, "s/o", NULL, -ENOENT, 0, 0, 10);
 	ev(&h, 1, DT_OP_CREATE, "s/o", NULL, 0, 0, 20, 30);
-	ev(&h, 2, DT_OP_OPEN, "s/o", NULL, -ENOENT, 0, 40, 50);
+	h.ev[ev(&h, 2, DT_OP_OPEN, "s/o", NULL, -ENOENT, 0, 40, 50)].host = 1;
 	judge(&h, &(struct dt_check_opts){ .stale_ns = 1000 },
 	      DT_CHECK_CONSISTENT, NULL, NO_EVENT,
-	      "plain open may be stale within the bound");
+	      "plain open may be stale within the bound (another host's create)");
 }
 
 static void link_cases(void)
@@ -432,6 +433,83 @@ static void skew_case(void)
 	dt_history_free(&h);
 }
 
+/* ev() on host "host" */
+static size_t ev_on(struct dt_history *h, unsigned host, unsigned thread,
+		    enum dt_opcode op, const char *name, const char *name2,
+		    int result, uint64_t fileid, uint64_t start, uint64_t end)
+{
+	size_t i = ev(h, thread, op, name, name2, result, fileid, start, end);
+
+	h->ev[i].host = (uint16_t)host;
+	return i;
+}
+
+/*
+ * Read your own changes: the stale bound covers other hosts' changes, not
+ * the reader's own host's (one kernel, one dcache).  Host 2 only makes
+ * the history a multi-host one where host 1 has no part.
+ */
+static void own_changes_case(void)
+{
+	const struct dt_check_opts stale = { .stale_ns = 1000 };
+	struct dt_history h = { 0 };
+
+	for (unsigned reader = 0; reader < 2; reader++) {
+		/* b absent first, else "a and b were links of one file"
+		   (a rename that does nothing) explains a found a */
+		ev_excl(&h, SETUP, "s/a", 0, 5, 0, 10);
+		ev(&h, SETUP, DT_OP_LOOKUP, "s/b", NULL, -ENOENT, 0, 11, 12);
+		ev_on(&h, 0, 1, DT_OP_RENAME, "s/a", "s/b", 0, 0, 100, 200);
+		ev_on(&h, reader, 2, DT_OP_LOOKUP, "s/a", NULL, 0, 5, 300, 310);
+		ev_on(&h, 2, 3, DT_OP_LOOKUP, "s/b", NULL, 0, 5, 400, 410);
+		judge(&h, &stale, reader ? DT_CHECK_CONSISTENT : DT_CHECK_VIOLATION,
+		      "not linearizable", NO_EVENT,
+		      reader ? "another host finds a renamed name within the stale bound"
+			     : "the renaming host finds the old name after its rename");
+	}
+
+	ev_excl(&h, SETUP, "s/a", 0, 5, 0, 10);
+	ev_on(&h, 0, 1, DT_OP_UNLINK, "s/a", NULL, 0, 0, 100, 200);
+	ev_on(&h, 0, 2, DT_OP_OPEN, "s/a", NULL, 0, 5, 300, 310);
+	ev_on(&h, 2, 3, DT_OP_LOOKUP, "s/b", NULL, -ENOENT, 0, 400, 410);
+	judge(&h, &stale, DT_CHECK_VIOLATION, "not linearizable", NO_EVENT,
+	      "the unlinking host opens the name after its unlink");
+
+	ev_on(&h, 0, 1, DT_OP_CREATE, "s/a", NULL, 0, 5, 100, 200);
+	ev_on(&h, 0, 2, DT_OP_LOOKUP, "s/a", NULL, -ENOENT, 0, 300, 310);
+	ev_on(&h, 2, 3, DT_OP_LOOKUP, "s/b", NULL, -ENOENT, 0, 400, 410);
+	judge(&h, &stale, DT_CHECK_VIOLATION, "not linearizable", NO_EVENT,
+	      "the creating host misses its own create");
+
+	/* later changes by others stay visible, stale or not */
+	for (int found = 0; found < 2; found++) {
+		ev_excl(&h, SETUP, "s/a", 0, 5, 0, 10);
+		ev_on(&h, 0, 1, DT_OP_UNLINK, "s/a", NULL, 0, 0, 100, 200);
+		ev_on(&h, 2, 3, DT_OP_CREATE, "s/a", NULL, 0, 9, 250, 260);
+		ev_on(&h, 0, 2, DT_OP_LOOKUP, "s/a", NULL, found ? 0 : -ENOENT,
+		      found ? 9 : 0, 300, 310);
+		judge(&h, &stale, DT_CHECK_CONSISTENT, NULL, NO_EVENT,
+		      found ? "own unlink, then another host's create is seen"
+			    : "own unlink, another host's create not seen yet (stale)");
+	}
+
+	/* a lookup that began before its host's unlink returned may find */
+	ev_excl(&h, SETUP, "s/a", 0, 5, 0, 10);
+	ev_on(&h, 0, 1, DT_OP_UNLINK, "s/a", NULL, 0, 0, 100, 200);
+	ev_on(&h, 0, 2, DT_OP_LOOKUP, "s/a", NULL, 0, 5, 150, 250);
+	ev_on(&h, 2, 3, DT_OP_LOOKUP, "s/b", NULL, -ENOENT, 0, 400, 410);
+	judge(&h, &stale, DT_CHECK_CONSISTENT, NULL, NO_EVENT,
+	      "a lookup overlapping its host's unlink may still find");
+
+	/* listings keep the whole stale window (readdir caches) */
+	ev_excl(&h, SETUP, "s/d/a", 0, 5, 0, 10);
+	ev_on(&h, 0, 1, DT_OP_UNLINK, "s/d/a", NULL, 0, 0, 100, 200);
+	h.ev[ev_rd(&h, 2, "s/d", 1, 300, 310, "a:5")].host = 0;
+	ev_on(&h, 2, 3, DT_OP_LOOKUP, "s/b", NULL, -ENOENT, 0, 400, 410);
+	judge(&h, &stale, DT_CHECK_CONSISTENT, NULL, NO_EVENT,
+	      "a listing after its host's unlink may be stale");
+}
+
 int main(void)
 {
 	rename_cases();
@@ -444,5 +522,6 @@ int main(void)
 	overlap_case();
 	dir_rename_case();
 	skew_case();
+	own_changes_case();
 	return done();
 }

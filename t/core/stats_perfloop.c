@@ -58,26 +58,40 @@ int main(void)
 	ok(res.ops == n && res.hist.count == n,
 	   "ops = sum of windows = histogram count (%llu)",
 	   (unsigned long long)n);
-	/* fewer when the machine is busy: the bound only catches nonsense */
-	ok(n >= 50 && n <= 1100, "at most ~1000 ops of 200 us in 200 ms: %llu",
-	   (unsigned long long)n);
-	int with_ops = 0;
-	for (int k = 0; k < 10; k++)
-		with_ops += res.win[k] > 0;
-	ok(with_ops >= 5, "windows with ops: %d of 10", with_ops);
+	/*
+	 * No check below depends on how much CPU this process got: on a
+	 * loaded machine an op of 200 us can take milliseconds of wall time
+	 * and a window can pass without an op.  What always holds: an op
+	 * takes at least its spin, so no more ops fit than the span allows;
+	 * the loop runs to the end of its last window unless capped.
+	 */
+	double span_ns = (double)(res.t_end - res.t_begin);
+	ok(n >= 1 && (double)n * 200000 <= span_ns + 200000,
+	   "%llu ops of >= 200 us fit in the %.1f ms measured",
+	   (unsigned long long)n, span_ns / 1e6);
+	ok(res.t_end >= res.t_begin + 10 * 20000000ull,
+	   "the loop ran to the end of its 10 windows (%.1f ms)",
+	   span_ns / 1e6);
 	double p50 = dt_hist_quantile(&res.hist, 0.5);
-	ok(p50 >= 195000 && p50 < 1000000, "op latency p50 %.0f ns ~ 200 us",
-	   p50);
+	ok(p50 >= 195000 && p50 <= span_ns,
+	   "op latency p50 %.0f ns: at least the 200 us spin", p50);
 	bool wq = true;
-	for (int k = 0; k < 10; k++)
-		wq &= isnan(res.wp50[k]) || (res.wp50[k] >= 190000 && res.wp50[k] < 1000000 &&
-		      res.wp10[k] <= res.wp50[k] && res.wp50[k] <= res.wp90[k]);
-	ok(wq, "per-window p10 <= p50 <= p90, p50 ~ 200 us (window 0: "
-	   "%.0f/%.0f/%.0f)", res.wp10[0], res.wp50[0], res.wp90[0]);
+	int with_ops = 0;
+	for (int k = 0; k < 10; k++) {
+		if (!res.win[k]) {
+			wq &= isnan(res.wp50[k]);
+			continue;
+		}
+		with_ops++;
+		wq &= res.wp50[k] >= 190000 && res.wp10[k] <= res.wp50[k] &&
+		      res.wp50[k] <= res.wp90[k];
+	}
+	ok(wq && with_ops >= 1, "per-window p10 <= p50 <= p90, p50 >= 200 us, "
+	   "empty windows without percentiles (%d of 10 with ops; window 0: "
+	   "%.0f/%.0f/%.0f)", with_ops, res.wp10[0], res.wp50[0], res.wp90[0]);
 	ok(isnan(res.wp50[10]), "windows past the last stay empty");
-	double span = (double)(res.t_end - res.t_begin) / 1e6;
-	ok(span >= 199 && span < 1000, "measured span %.1f ms ~ 200 ms", span);
-	ok(res.cpu_ns > 10000000, "thread CPU time counted: %.1f ms",
+	ok(res.cpu_ns > 0 && (double)res.cpu_ns <= span_ns + 20000000,
+	   "thread CPU time counted, not more than the span: %.1f ms",
 	   (double)res.cpu_ns / 1e6);
 	ok(!res.capped && !res.errors, "not capped, no errors");
 	ok(w.busy == 0 && w.op_start_ns != 0,

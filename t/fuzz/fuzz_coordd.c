@@ -178,6 +178,7 @@ static void cd_reset(uint8_t cfg0, uint8_t cfg1)
 	memset(&S, 0, sizeof(S));
 
 	S.nhosts = 1 + cfg0 % 4;
+	S.members = all_hosts();
 	S.listen_spec = "fuzz";
 	snprintf(S.token, sizeof(S.token), "%s", CD_TOKEN);
 	S.token_len = strlen(CD_TOKEN);

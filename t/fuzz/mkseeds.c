@@ -275,6 +275,27 @@ static void clock_skew(struct seq *s, int ci, int host)
 	call(s, ci, DT_COORD_SKEW, (xdrproc_t)xdr_dt_coord_skew_args, &k);
 }
 
+static void case_start(struct seq *s, int ci, int host, uint64_t epoch,
+		       const char *tcase, const char *ended)
+{
+	dt_coord_case_args a = {
+		.token = TOKEN, .host = host, .epoch = epoch,
+		.tcase = (char *)tcase, .ended = (char *)ended,
+	};
+
+	call(s, ci, DT_COORD_CASE, (xdrproc_t)xdr_dt_coord_case_args, &a);
+}
+
+static void rejoin(struct seq *s, int ci, int host, const char *name,
+		   const char *ended)
+{
+	dt_coord_rejoin_args a = { .token = TOKEN, .host = host,
+				   .name = (char *)name,
+				   .ended = (char *)ended };
+
+	call(s, ci, DT_COORD_REJOIN, (xdrproc_t)xdr_dt_coord_rejoin_args, &a);
+}
+
 static void put_seq(const char *name, struct seq *s)
 {
 	put_file("coordd", name, s->b, s->n);
@@ -315,6 +336,26 @@ static void seeds_coordd(void)
 	barrier(&s, 2, 2, "b", 0, 0);
 	leave(&s, 2, 2, "giving up");
 	put_seq("death", &s);
+
+	/*
+	 * cases: h1 gives case 1 up while h0 waits at a barrier, comes back
+	 * on a new connection, and both start case 2
+	 */
+	seq_byte(&s, 1);
+	seq_byte(&s, 0);
+	join(&s, 0, TOKEN, "h0");
+	join(&s, 1, TOKEN, "h1");
+	case_start(&s, 0, 0, 1, "a", "");
+	case_start(&s, 1, 1, 1, "a", "");
+	barrier(&s, 0, 0, "a:go:0", 1, 0);
+	rejoin(&s, 2, 1, "h1", "a hung: killed at the timeout");
+	case_start(&s, 0, 0, 2, "b", "");
+	case_start(&s, 2, 1, 2, "b", "");
+	barrier(&s, 0, 0, "b:go:0", 3, 0);
+	barrier(&s, 2, 1, "b:go:0", 3, 0);
+	leave(&s, 0, 0, "");
+	leave(&s, 2, 1, "");
+	put_seq("cases", &s);
 
 	/* barrier timeout, then every later barrier fails at once */
 	seq_byte(&s, 1);

@@ -87,7 +87,7 @@ ids_agree() {
 nw=0
 fresh() { nw=$((nw + 1)); w=$a/w$nw; mkdir "$w"; }
 
-echo "1..28"
+echo "1..31"
 mkdir "$tmp/backing"
 up a "lag=400,stale=1"; ok $? "bugfs mounts"
 a=$tmp/a
@@ -189,6 +189,35 @@ else
 	ok 0 "# SKIP no lookup_storm"; ok 0 "# SKIP no lookup_storm"
 fi
 ctl bug=none
+
+# ---- stale_lookup under lookup_storm.renamed: read your own rename -----------
+# LOOKUP answers replayed across this client's own create and rename: a
+# failure (the own-rename oracle itself: t/check/oracle_race_own_rename)
+if [ -x "$build/bin/lookup_storm" ] && [ -d "$w/t" ]; then
+	out=$("$build/bin/lookup_storm" --target "$w/t" --case renamed --duration 0.3 2>&1); rc=$?
+	ok $(( rc == 0 ? 0 : 1 )) "lookup_storm.renamed passes on the clean mount (exit $rc)"
+	[ "$rc" = 0 ] || sed 's/^/# /' <<<"$out"
+	ctl bug=stale_lookup
+	out=$("$build/bin/lookup_storm" --target "$w/t" --case renamed --duration 0.3 2>&1); rc=$?
+	ctl bug=none
+	ok $(( rc == 1 && $(grep -c '^not ok 1 - lookup_storm.renamed' <<<"$out") == 1 ? 0 : 1 )) \
+		"stale_lookup: lookup_storm.renamed fails (stale answers around its own rename; exit $rc)"
+	[ "$rc" = 1 ] || sed 's/^/# /' <<<"$out"
+else
+	ok 0 "# SKIP no lookup_storm"; ok 0 "# SKIP no lookup_storm"
+fi
+# coherence.positive_aged: the negative answer for x is replayed after
+# another name's change was seen (one host: bound 0)
+if [ -x "$build/bin/coherence" ] && [ -d "$w/t" ]; then
+	ctl bug=stale_lookup
+	out=$("$build/bin/coherence" --target "$w/t" --case positive_aged --duration 0.3 2>&1); rc=$?
+	ctl bug=none
+	ok $(( rc == 1 && $(grep -c '^not ok 1 - coherence.positive_aged' <<<"$out") == 1 ? 0 : 1 )) \
+		"stale_lookup: coherence.positive_aged sees the old negative answer (exit $rc)"
+	[ "$rc" = 1 ] || sed 's/^/# /' <<<"$out"
+else
+	ok 0 "# SKIP no coherence"
+fi
 
 # ---- the mutation run, reduced: the history checker's own column --------------
 # unlink_twice under unlink_race: the checker must flag it by itself

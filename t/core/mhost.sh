@@ -1,0 +1,109 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# A multi-host run goes on after one host's hung or failed case (issues 17
+# and 19): three hosts on loopback, one coordinator, lookup_storm's cases
+# "absent" then "present" on a local directory.  Host hA's lookups block
+# in "absent" only (--hang-op lookup@absent):
+#   1. hung: the case timeout kills it; hA says "hung", comes back on a new
+#      connection, and the other two hosts' verdict for "absent" names hA
+#      and the hang; then all three run "present" to a PASS;
+#   2. failed: the watchdog (--op-timeout 1) fails hA's case before its
+#      last barrier; the others' verdict names hA and the failure, and
+#      all three run "present" to a PASS.
+# Before each case the hosts still in the run meet at a case start; the
+# old behaviour (every later barrier of the run failed once one did) turns
+# "present" into BROKEN on every host.  No root needed; ~15 s.
+set -uo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+build=${DT_BUILD:-$root/build}
+bin=$build/bin/lookup_storm
+coordd=$build/bin/dtcoordd
+skip() { echo "1..0 # SKIP $*"; exit 0; }
+[ -x "$bin" ] && [ -x "$coordd" ] || skip "not built ($bin, $coordd)"
+
+tmp=$(mktemp -d /tmp/dt-mhost.XXXXXX)
+coord_pid=
+trap '[ -n "$coord_pid" ] && kill "$coord_pid" 2>/dev/null; rm -rf "$tmp"' EXIT
+mkdir "$tmp/target"
+"$bin" --target "$tmp/target" --init-target >/dev/null
+head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$tmp/token"
+chmod 600 "$tmp/token"
+
+n=0 failed=0
+ok() {
+	n=$((n + 1))
+	if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=1; fi
+}
+
+# run NAME HA-ARGS...: a coordinator and three hosts; hA gets HA-ARGS;
+# TAP in $tmp/NAME.hX.tap, exit statuses in rc_hX, seconds in el
+run() {
+	local name=$1 addr= h s
+	shift
+	: >"$tmp/$name.coord"
+	"$coordd" --hosts 3 --listen 127.0.0.1:0 --token-file "$tmp/token" \
+		--timeout 30 --idle 60 >"$tmp/$name.coord" 2>&1 &
+	coord_pid=$!
+	for _ in $(seq 200); do
+		addr=$(sed -n 's/^listening //p' "$tmp/$name.coord")
+		[ -n "$addr" ] && break
+		sleep 0.05
+	done
+	s=$(date +%s%N)
+	for h in hA hB hC; do
+		# shellcheck disable=SC2046 # hA's own arguments
+		timeout -s KILL 90 "$bin" --target "$tmp/target" --coord "$addr" \
+			--token-file "$tmp/token" --host-name "$h" --run-id "$name" \
+			--case absent,present --duration 1 --threads 2 \
+			$([ "$h" = hA ] && echo "$@") \
+			>"$tmp/$name.$h.tap" 2>&1 &
+		eval "pid_$h=\$!"
+	done
+	for h in hA hB hC; do
+		eval "wait \$pid_$h; rc_$h=\$?"
+	done
+	el=$(( ($(date +%s%N) - s) / 1000000000 ))
+	wait "$coord_pid" 2>/dev/null
+	coord_pid=
+}
+echo "1..8"
+
+# 1. hA's case hangs: killed at the 4 s timeout
+run hung --hang-op lookup@absent --timeout 4 --op-timeout 60
+ok "$(grep -q '^not ok 1 - lookup_storm.absent # hung' "$tmp/hung.hA.tap" &&
+      grep -q '^  outcome: hung' "$tmp/hung.hA.tap"; echo $?)" \
+	"hung: hA's case is not ok, outcome hung (exit $rc_hA)"
+good=0
+for h in hB hC; do
+	grep -q "^not ok 1 - lookup_storm.absent # BROKEN: .*host [0-9] (hA) gave up the case: lookup_storm.absent hung" \
+		"$tmp/hung.$h.tap" || good=1
+done
+ok "$good" "... hB's and hC's verdict for it names hA and the hang"
+good=0
+for h in hA hB hC; do grep -q '^ok 2 - lookup_storm.present$' "$tmp/hung.$h.tap" || good=1; done
+ok "$good" "... and all three hosts run the next case to a PASS"
+ok "$([ "$rc_hA" = 1 ] && [ "$rc_hB" = 2 ] && [ "$rc_hC" = 2 ] &&
+      [ "$el" -lt 30 ]; echo $?)" \
+	"... exits: hA 1 (fail), hB $rc_hB, hC $rc_hC (broken), all in $el s"
+
+# 2. hA's case fails early: the watchdog ends it before its last barrier
+run failed --hang-op lookup@absent --timeout 20 --op-timeout 1
+ok "$(grep -q '^not ok 1 - lookup_storm.absent$' "$tmp/failed.hA.tap" &&
+      grep -q '^  outcome: fail' "$tmp/failed.hA.tap"; echo $?)" \
+	"failed: hA's case fails (watchdog) (exit $rc_hA)"
+good=0
+for h in hB hC; do
+	grep -q "^not ok 1 - lookup_storm.absent # BROKEN: .*host [0-9] (hA) gave up the case: lookup_storm.absent fail" \
+		"$tmp/failed.$h.tap" || good=1
+done
+ok "$good" "... hB's and hC's verdict for it names hA and the failure"
+good=0
+for h in hA hB hC; do grep -q '^ok 2 - lookup_storm.present$' "$tmp/failed.$h.tap" || good=1; done
+ok "$good" "... and all three hosts run the next case to a PASS"
+ok "$([ "$el" -lt 15 ]; echo $?)" \
+	"... without waiting for the 20 s timeout ($el s)"
+
+if [ "$failed" != 0 ] || [ -n "${DT_MHOST_SHOW:-}" ]; then
+	for f in "$tmp"/*.tap "$tmp"/*.coord; do sed "s|^|# ${f##*/}: |" "$f"; done
+fi
+exit "$failed"
