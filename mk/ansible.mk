@@ -12,6 +12,13 @@
 #                        copies and builds the checkout instead, which
 #                        must not change meanwhile: a changed file is a
 #                        change).
+#   make ansible-kcheck  ansible-lint, then the cycle on the kernel lab's
+#                        guests (inventory/lab-kernel, lab/ansible-kcheck):
+#                        lab/klab up --bare, state, provision, check (short),
+#                        provision again (changed=0), teardown, state again
+#                        (must equal the first), lab/klab down.  Needs root
+#                        and `make deb`; DT_KLAB_NS as lab/klab; logs and
+#                        recap in reports/<run-id>/ansible/.
 #
 # This file is included before the main Makefile's first rule: its first
 # rule must be `all`, or it would become the default goal.
@@ -22,7 +29,7 @@ ANSIBLE_PLAYBOOKS := $(wildcard playbooks/*.yml)
 ANSIBLE_ARGS      ?=
 ANSIBLE_LAB       := lab/ssh exec ansible-playbook -i inventory/lab $(ANSIBLE_ARGS)
 
-.PHONY: ansible-lint ansible-check
+.PHONY: ansible-lint ansible-check ansible-kcheck
 ansible-lint:
 	yamllint --strict .
 	ansible-lint --strict -q
@@ -42,3 +49,6 @@ ansible-check: ansible-lint
 	rc=0; $(ANSIBLE_LAB) playbooks/check.yml || rc=$$?; \
 	$(ANSIBLE_LAB) playbooks/teardown.yml; \
 	exit $$rc
+
+ansible-kcheck: ansible-lint
+	lab/ansible-kcheck $(if $(ANSIBLE_ARGS),-- $(ANSIBLE_ARGS))
