@@ -212,6 +212,15 @@ run "lab/multihost no-such-test" "$root/lab/multihost" no_such_test
 ok "$(t '[ $RC = 64 ] && grep -q "^Bail out! no test program" "$tmp/out"')" "lab/multihost with an unknown test: Bail out!, exit 64"
 run "lab/multihost --version 5" "$root/lab/multihost" --version 5 lookup_storm
 ok "$(t '[ $RC = 64 ] && [ "$(err_lines)" = 1 ]')" "lab/multihost --version 5: exit 64, one line"
+run "lab/multihost --batch without --klab" "$root/lab/multihost" --batch "$tmp/b" lookup_storm,create_race
+ok "$(t '[ $RC = 64 ] && [ "$(err_lines)" = 1 ] && grep -q "batch needs --klab" "$tmp/err"')" "lab/multihost --batch without --klab: exit 64, one line"
+run "lab/multihost --batch, an unknown test" "$root/lab/multihost" --klab v3ac --batch "$tmp/b" lookup_storm,no_such_test.x
+ok "$(t '[ $RC = 64 ] && [ "$(err_lines)" = 1 ] && grep -q "no test program .*/no_such_test$" "$tmp/err" && [ ! -e "$tmp/b" ]')" \
+	"lab/multihost --batch with an unknown test (TEST.CASE): exit 64 before anything runs"
+run "lab/kmutation --sweep x" "$root/lab/kmutation" --sweep x
+ok "$(t '[ $RC = 64 ] && [ "$(err_lines)" = 1 ]')" "lab/kmutation --sweep x: exit 64, one line"
+run "lab/kmutation --sweep-only --sweep 0" "$root/lab/kmutation" --sweep-only --sweep 0
+ok "$(t '[ $RC = 64 ] && [ "$(err_lines)" = 1 ] && grep -q "runs nothing" "$tmp/err"')" "lab/kmutation --sweep-only --sweep 0: exit 64, one line"
 
 # ---- multi-host input ---------------------------------------------------
 run "--coord without --token-file" "$bin" --target "$tmp/t" --coord 127.0.0.1:1
