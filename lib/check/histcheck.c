@@ -313,14 +313,23 @@ static bool op_changes(const struct op *o)
 
 enum { S_UNKNOWN = 0, S_ABSENT = 1, S_PRESENT = 2 };
 
+/*
+ * sole: the file at this path was made by an op of this history under
+ * this path (create, mkdir, or moved here by a rename since) and no link
+ * gave it a second name, so this path is its only name.  A rename from or
+ * onto such a path cannot be POSIX's rename between two links of one
+ * file.  A state first seen by a read (set up outside the history) is not
+ * sole: the history cannot tell how many names it has.
+ */
 struct nst {
 	uint64_t fid;
-	uint8_t kind, type;
+	uint8_t kind, type, sole;
 };
 
 static bool nst_eq(const struct nst *x, const struct nst *y)
 {
-	return x->kind == y->kind && x->type == y->type && x->fid == y->fid;
+	return x->kind == y->kind && x->type == y->type && x->fid == y->fid &&
+	       x->sole == y->sole;
 }
 
 struct frame {
@@ -375,7 +384,8 @@ static uint64_t st_hash(uint32_t name, const struct nst *s, uint64_t seed)
 		return 0;	/* so the all-unknown start hashes to 0 */
 	/* one mix over everything: XOR of separately mixed parts would let
 	 * two paths holding the same fileid cancel each other out */
-	return mix64(mix64(seed ^ ((uint64_t)name << 8 |
+	return mix64(mix64(seed ^ ((uint64_t)name << 12 |
+				   (uint64_t)s->sole << 8 |
 				   (uint64_t)s->kind << 4 | s->type)) ^ s->fid);
 }
 
@@ -446,6 +456,7 @@ static bool model_step(const struct op *o, const struct nst *A,
 		nA->kind = S_PRESENT;
 		nA->fid = o->fid;
 		nA->type = single_type(o->tmask);
+		nA->sole = 1;
 		return true;
 	case K_CREATE_NX:
 		if (v)
@@ -456,6 +467,9 @@ static bool model_step(const struct op *o, const struct nst *A,
 		nA->kind = S_PRESENT;
 		nA->type = T_FILE;
 		nA->fid = o->fid ? o->fid : A->kind == S_PRESENT ? A->fid : 0;
+		/* made here, or opened what was there (of unknown names) */
+		nA->sole = A->kind == S_ABSENT ? 1 : A->kind == S_PRESENT ?
+			   A->sole : 0;
 		return true;
 	case K_REMOVE:
 		if (v || A->kind == S_ABSENT ||
@@ -465,6 +479,7 @@ static bool model_step(const struct op *o, const struct nst *A,
 		nA->kind = S_ABSENT;
 		nA->fid = 0;
 		nA->type = T_UNKNOWN;
+		nA->sole = 0;
 		return true;
 	case K_LINK:
 		if (v || A->kind == S_ABSENT || A->type == T_DIR ||
@@ -472,6 +487,7 @@ static bool model_step(const struct op *o, const struct nst *A,
 			return false;
 		nA->kind = S_PRESENT;
 		nA->type = T_FILE;
+		nA->sole = 0;	/* two names now */
 		*nB = *nA;
 		return true;
 	case K_RENAME:
@@ -492,6 +508,8 @@ static bool model_step(const struct op *o, const struct nst *A,
 		 * be the same file.
 		 */
 		bool may_same = B->kind != S_ABSENT && src.type != T_DIR &&
+				!src.sole &&
+				!(B->kind == S_PRESENT && B->sole) &&
 				!(B->kind == S_PRESENT && B->type == T_DIR) &&
 				!(B->kind == S_PRESENT &&
 				  fid_conflict(src.fid, B->fid));
@@ -508,6 +526,7 @@ static bool model_step(const struct op *o, const struct nst *A,
 			nA->kind = S_ABSENT;
 			nA->fid = 0;
 			nA->type = T_UNKNOWN;
+			nA->sole = 0;
 			*nB = src;
 			return true;
 		}
@@ -517,6 +536,7 @@ static bool model_step(const struct op *o, const struct nst *A,
 
 			src.fid = f;
 			src.type = T_FILE;
+			src.sole = 0;
 			*nA = src;
 			*nB = src;
 			return true;
@@ -713,10 +733,15 @@ retry:
 
 			for (uint32_t ci = cstart; ci < nc && !pushed; ci++) {
 				uint32_t k = S->cand[ci];
-				int nvar = 1;
+				int v0 = ci == cstart ? vstart : 0, nvar = v0 + 1;
 
-				for (int v = ci == cstart ? vstart : 0;
-				     v < nvar || v == 0; v++) {
+				/*
+				 * try_apply sets nvar on every call: a retry
+				 * at variant 1 must be tried to learn it (the
+				 * loop used to stop there, so a rename's "same
+				 * file" outcome was never reached)
+				 */
+				for (int v = v0; v < nvar; v++) {
 					if (spent(S))
 						return SR_BUDGET;
 					if (!try_apply(S, k, v, &S->fr[top], &nvar))
