@@ -128,7 +128,7 @@ fresh; ctl bug=unlink_twice lag=1000
 check "unlink_twice: found right after unlink returned" stat "$w/u"
 check "... and unlinked again, successfully" rm "$w/u"
 
-fresh; ctl bug=excl_create_twice lag=20
+fresh; ctl bug=excl_create_twice lag=400
 check "excl_create_twice: two exclusive creates of one name succeed" \
 	bash -c "set -C; : >'$w/x' && : >'$w/x'"
 
