@@ -36,6 +36,10 @@
  * something that is not a question of one sequential directory.  A case is
  * named by a part of its name, or by its whole name after '='.
  */
+#define BELOW_RENAMED_DIR \
+	"paths below renamed directories are not judged (flat path map; " \
+	"counted as not_judged)"
+
 static const struct gap {
 	const char *prog, *name_has, *why;
 } gaps[] = {
@@ -52,13 +56,13 @@ static const struct gap {
 	{ "oracle_rename_chain", "is flagged", "oracle misuse guard (nothing to judge), not a target violation" },
 	{ "oracle_same_answer", "is flagged", "oracle misuse guard (nothing to judge), not a target violation" },
 	/* directories with children renamed: the flat model leaves them out */
-	{ "oracle_race_dir_loop", "both renames succeeded", "paths below renamed directories are not judged (flat path map; counted as not_judged)" },
-	{ "oracle_race_dir_loop", "found although its rename failed", "paths below renamed directories are not judged (flat path map; counted as not_judged)" },
-	{ "oracle_race_dir_loop", "EINVAL for a vanished source", "paths below renamed directories are not judged (flat path map; counted as not_judged)" },
-	{ "oracle_race_dir_loop", "EXDEV loser", "paths below renamed directories are not judged (flat path map; counted as not_judged)" },
-	{ "oracle_race_dir_loop", "ESTALE + ENOTEMPTY", "paths below renamed directories are not judged (flat path map; counted as not_judged)" },
-	{ "oracle_race_dir_loop", "names nobody renamed", "paths below renamed directories are not judged (flat path map; counted as not_judged)" },
-	{ "oracle_race_dir_loop", "nested names", "paths below renamed directories are not judged (flat path map; counted as not_judged)" },
+	{ "oracle_race_dir_loop", "both renames succeeded", BELOW_RENAMED_DIR },
+	{ "oracle_race_dir_loop", "found although its rename failed", BELOW_RENAMED_DIR },
+	{ "oracle_race_dir_loop", "EINVAL for a vanished source", BELOW_RENAMED_DIR },
+	{ "oracle_race_dir_loop", "EXDEV loser", BELOW_RENAMED_DIR },
+	{ "oracle_race_dir_loop", "ESTALE + ENOTEMPTY", BELOW_RENAMED_DIR },
+	{ "oracle_race_dir_loop", "names nobody renamed", BELOW_RENAMED_DIR },
+	{ "oracle_race_dir_loop", "nested names", BELOW_RENAMED_DIR },
 	{ "oracle_race_into_self", "rename into itself succeeded", "a directory renamed into itself: paths below renamed directories are not judged" },
 	/* file data */
 	{ "oracle_race_open_reads", "", "READ and CLOSE results are file data, not modelled" },
