@@ -65,7 +65,7 @@ static const struct gap {
 	{ "oracle_race_dir_loop", "nested names", BELOW_RENAMED_DIR },
 	{ "oracle_race_into_self", "rename into itself succeeded", "a directory renamed into itself: paths below renamed directories are not judged" },
 	/* file data */
-	{ "oracle_race_open_reads", "", "READ and CLOSE results are file data, not modelled" },
+	{ "oracle_race_open_reads", "empty read + long read", "the bytes a READ returns are file data: the checker judges that a read on an open file succeeds, not what it returns" },
 	/* the oracle knows a setup the history does not hold */
 	{ "oracle_one_winner", "=bad: zero winners", "the name's creation is not in the history (setup): its initial state is unknown" },
 	{ "oracle_rename_chain", "early", "the next name's earlier state is not in the history: unknown, may have held the file" },

@@ -387,6 +387,91 @@ static void error_cases(void)
 }
 
 /*
+ * Handle lifetime: a READ or CLOSE on the file its thread opened must not
+ * fail, whatever happened to the name (unlinked, renamed over); the
+ * counterexample is the OPEN and the failed op.  Each bad one was passed
+ * as consistent before READ and CLOSE were judged.
+ */
+static void handle_cases(void)
+{
+	struct dt_history h = { 0 };
+	struct dt_check_opts accept = { .accept_errors = true };
+	struct dt_check_result r;
+
+	/* good: open, name unlinked by another thread, read, close */
+	ev_excl(&h, 1, "s/f", 0, 5, 0, 10);
+	ev(&h, 1, DT_OP_OPEN, "s/f", NULL, 0, 0, 20, 30);
+	ev(&h, 2, DT_OP_UNLINK, "s/f", NULL, 0, 0, 40, 50);
+	ev(&h, 1, DT_OP_READ, "", NULL, 100, 0, 60, 70);
+	ev(&h, 1, DT_OP_CLOSE, "", NULL, 0, 0, 80, 90);
+	judge(&h, &strict, DT_CHECK_CONSISTENT, NULL, NO_EVENT,
+	      "read and close of an open file after its unlink succeed");
+
+	/* bad: ESTALE to the read after the unlink (NFSv3 without state) */
+	ev_excl(&h, 1, "s/f", 0, 5, 0, 10);
+	ev(&h, 1, DT_OP_OPEN, "s/f", NULL, 0, 0, 20, 30);
+	ev(&h, 2, DT_OP_UNLINK, "s/f", NULL, 0, 0, 40, 50);
+	ev(&h, 1, DT_OP_READ, "", NULL, -ESTALE, 0, 60, 70);
+	ev(&h, 1, DT_OP_CLOSE, "", NULL, 0, 0, 80, 90);
+	dt_check_history(&h, &strict, &r);
+	ok(r.ncex == 2 && r.cex[0] == 1 && r.cex[1] == 3 &&
+	   strstr(r.verdict.expected, "#1 ") &&
+	   strstr(r.verdict.what, "s/f") && strstr(r.verdict.what, "ESTALE"),
+	   "  the verdict names the file, the errno and its OPEN; the "
+	   "counterexample is the OPEN and the READ");
+	dt_check_result_free(&r);
+	judge(&h, &strict, DT_CHECK_VIOLATION, "handle lifetime", 3,
+	      "ESTALE to a read of an open file after its unlink");
+
+	/* bad: the close fails after a rename over the name */
+	ev_excl(&h, 1, "s/f", 0, 5, 0, 10);
+	ev_excl(&h, 2, "s/g", 0, 6, 0, 10);
+	ev(&h, 1, DT_OP_OPEN, "s/f", NULL, 0, 0, 20, 30);
+	ev(&h, 2, DT_OP_RENAME, "s/g", "s/f", 0, 0, 40, 50);
+	ev(&h, 1, DT_OP_READ, "", NULL, 100, 0, 60, 70);
+	ev(&h, 1, DT_OP_CLOSE, "", NULL, -EIO, 0, 80, 90);
+	judge(&h, &strict, DT_CHECK_VIOLATION, "close of open s/f failed", 5,
+	      "EIO to the close of a file renamed over");
+
+	/* the same with accept_errors: no information */
+	ev_excl(&h, 1, "s/f", 0, 5, 0, 10);
+	ev(&h, 1, DT_OP_OPEN, "s/f", NULL, 0, 0, 20, 30);
+	ev(&h, 1, DT_OP_READ, "", NULL, -ESTALE, 0, 60, 70);
+	judge(&h, &accept, DT_CHECK_CONSISTENT, NULL, NO_EVENT,
+	      "a failed read with accept_errors: no information");
+
+	/* not on an open handle: after the close, after a failed open, of
+	   another thread or another host's same thread number */
+	ev_excl(&h, 1, "s/f", 0, 5, 0, 10);
+	ev(&h, 1, DT_OP_OPEN, "s/f", NULL, 0, 0, 20, 30);
+	ev(&h, 1, DT_OP_CLOSE, "", NULL, 0, 0, 40, 50);
+	ev(&h, 1, DT_OP_READ, "", NULL, -EBADF, 0, 60, 70);
+	ev(&h, 2, DT_OP_OPEN, "s/x", NULL, -ENOENT, 0, 20, 30);
+	ev(&h, 2, DT_OP_READ, "", NULL, -EBADF, 0, 40, 50);
+	ev(&h, 3, DT_OP_READ, "", NULL, -EBADF, 0, 40, 50);
+	h.ev[ev(&h, 1, DT_OP_READ, "", NULL, -EIO, 0, 35, 38)].host = 1;
+	dt_check_history(&h, &strict, &r);
+	ok(r.ignored == 4, "  reads on no open handle are not judged "
+	   "(ignored %zu, want 4)", r.ignored);
+	dt_check_result_free(&r);
+	judge(&h, &strict, DT_CHECK_CONSISTENT, NULL, NO_EVENT,
+	      "failed reads outside an open of their thread are not judged");
+
+	/*
+	 * a caching client's OPEN widened back past the thread's previous
+	 * CLOSE: the thread's order is by end, so the read is on the new
+	 * handle and its failure counts
+	 */
+	ev_excl(&h, 1, "s/f", 0, 5, 0, 10);
+	ev(&h, 1, DT_OP_OPEN, "s/f", NULL, 0, 0, 20, 30);
+	ev(&h, 1, DT_OP_CLOSE, "", NULL, 0, 0, 40, 50);
+	ev(&h, 1, DT_OP_OPEN, "s/f", NULL, 0, 0, 5, 60);
+	ev(&h, 1, DT_OP_READ, "", NULL, -ESTALE, 0, 70, 80);
+	judge(&h, &strict, DT_CHECK_VIOLATION, "handle lifetime", 4,
+	      "a read after a widened reopen is on the new handle");
+}
+
+/*
  * Overlapping ops whose only linearization is not their start order:
  * create(x=5) starts first but must come after the ENOENT lookup;
  * the unlink must come after the lookup that found 5 and before the
@@ -561,6 +646,7 @@ int main(void)
 	link_cases();
 	readdir_cases();
 	error_cases();
+	handle_cases();
 	overlap_case();
 	dir_rename_case();
 	skew_case();
