@@ -29,28 +29,54 @@
  * test failing while the checker finds the history consistent is a
  * checker gap (or a failure outside the namespace: the test's message
  * says which); the checker finding a violation the test passed is an
- * oracle gap.
+ * oracle gap.  In a multi-host run the leader judges the merged history,
+ * and the test's failures are every host's: each host posts its own count
+ * and the leader sums them once every host has (after the case's "end"
+ * barrier).
  */
-static void report_agreement(struct dt_run *r, int test_failures, int rc,
-			     const struct dt_check_result *res)
+struct agreement {
+	bool pending;		/* the checker judged: report_agreement() */
+	int test_failures;	/* this host's, before the checker */
+	int rc;			/* the checker's status */
+	size_t judged, not_judged, errors_accepted;
+	char what[256];		/* the checker's violation */
+};
+
+static void report_agreement(struct dt_run *r, const struct agreement *ag)
 {
-	if (rc == DT_CHECK_INCONCLUSIVE) {
+	int failures = ag->test_failures, posted = 1;
+	char by_host[256] = "", hosts[320] = "";
+
+	if (!ag->pending)
+		return;
+	if (dt_mh_active()) {
+		failures = dt_mh_sum_failures(r, &posted, by_host,
+					      sizeof(by_host));
+		snprintf(hosts, sizeof(hosts), "%s%s%s", *by_host ? " (" : "",
+			 by_host, *by_host ? ")" : "");
+		if (posted < r->nhosts) {
+			/* a host of an older build posts no count */
+			dt_diag(r, "history_agreement_hosts", "%d of %d hosts "
+				"posted their test's failure count: the others' "
+				"failures are not counted", posted, r->nhosts);
+		}
+	}
+	if (ag->rc == DT_CHECK_INCONCLUSIVE) {
 		dt_diag(r, "history_agreement", "unknown: the checker was "
 			"inconclusive");
-	} else if ((test_failures > 0) == (rc == DT_CHECK_VIOLATION)) {
-		dt_diag(r, "history_agreement", "agree: %s",
-			test_failures ? "both found a violation" :
-			"both found none");
-	} else if (test_failures) {
+	} else if ((failures > 0) == (ag->rc == DT_CHECK_VIOLATION)) {
+		dt_diag(r, "history_agreement", "agree: %s%s",
+			failures ? "both found a violation" :
+			"both found none", hosts);
+	} else if (failures) {
 		dt_diag(r, "history_agreement", "checker gap: the test failed "
-			"%d time(s), the checker found the history consistent "
+			"%d time(s)%s, the checker found the history consistent "
 			"(%zu judged, %zu not judged, %zu errors accepted)",
-			test_failures, res->judged, res->not_judged,
-			res->errors_accepted);
+			failures, hosts, ag->judged, ag->not_judged,
+			ag->errors_accepted);
 	} else {
 		dt_diag(r, "history_agreement", "oracle gap: the checker found "
-			"a violation the test's oracles passed: %s",
-			res->verdict.what);
+			"a violation the test's oracles passed: %s", ag->what);
 	}
 }
 
@@ -60,15 +86,18 @@ static void report_agreement(struct dt_run *r, int test_failures, int rc,
  * counterexample as a YAML block; inconclusive is a diag, not a failure.
  */
 static void check_history(struct dt_run *r, const struct dt_check_opts *opts,
-			  const char *stale_why, int case_timeout)
+			  const char *stale_why, int case_timeout,
+			  struct agreement *ag)
 {
 	struct dt_check_opts co = *opts;
 	struct dt_check_result res;
 	uint64_t t0 = dt_now_ns();
-	/* the test's own judgment (its oracles, its checks) came first */
-	int test_failures = r->failures;
 	int rc;
 
+	/* the test's own judgment (its oracles, its checks) came first */
+	ag->test_failures = r->failures;
+	if (dt_mh_active())
+		dt_mh_post_failures(r, r->failures);
 	/*
 	 * Every host of a multi-host run holds the same merged history: one
 	 * judge is enough, and the others' CPU stays with their own work.
@@ -94,8 +123,32 @@ static void check_history(struct dt_run *r, const struct dt_check_opts *opts,
 		dt_diag(r, "history_check_inconclusive", "%s",
 			res.verdict.what);
 	}
-	report_agreement(r, test_failures, rc, &res);
+	ag->pending = true;
+	ag->rc = rc;
+	ag->judged = res.judged;
+	ag->not_judged = res.not_judged;
+	ag->errors_accepted = res.errors_accepted;
+	snprintf(ag->what, sizeof(ag->what), "%s", res.verdict.what);
 	dt_check_result_free(&res);
+}
+
+/*
+ * --inject-failure, a self-test knob (t/core/mhost.sh): "CASE" makes this
+ * host's test fail once in CASE outside the history, as a test's own check
+ * of something host-local would; "OP@CASE" makes this host's first OP of
+ * CASE fail with EIO without reaching the target (recorded, so the checker
+ * sees it) and counts that as the test's failure.
+ */
+static void inject_failure(struct dt_run *r, const char *spec,
+			   const char *tcase)
+{
+	const char *at = spec ? strchr(spec, '@') : NULL;
+
+	if (!spec || at || strcmp(spec, tcase))
+		return;
+	dt_fail(r, "self-test", "no failure", "one, injected",
+		"--inject-failure %s: this host's own check failed "
+		"(outside the history)", tcase);
 }
 
 /* --hang-op OP or OP@CASE (only in that case): the op, or NULL */
@@ -128,6 +181,7 @@ static void case_child(const struct dt_test *t, const struct dt_case *c,
 				  o->check_opts.skew_ns ? o->check_opts.skew_ns :
 				  DT_MH_CLOCK_SLACK_NS,
 	};
+	struct agreement ag = { 0 };
 	int rc;
 
 	if (r.threads <= 0)
@@ -135,6 +189,8 @@ static void case_child(const struct dt_test *t, const struct dt_case *c,
 	if (r.duration <= 0)
 		r.duration = 2;
 	dt_hang_op = hang_op_of_case(o->hang_op, c->name);
+	dt_inject_op = o->inject_failure && strchr(o->inject_failure, '@') ?
+		       hang_op_of_case(o->inject_failure, c->name) : NULL;
 	if (dt_hang_op && !strcmp(dt_hang_op, "case")) {
 		/* debug knob: hang outside any op to prove the hard timeout */
 		for (;;)
@@ -171,12 +227,15 @@ static void case_child(const struct dt_test *t, const struct dt_case *c,
 		t->setup(&r);
 	dt_case_phase("run");
 	c->run(&r);
+	inject_failure(&r, o->inject_failure, c->name);
 	/* the checker takes the recorded times, and the bound apart */
 	dt_history_widen_reads(&r.hist, -(int64_t)dt_read_widen_ns(&r));
 	if (o->check_history && r.hist.n)
 		check_history(&r, &o->check_opts, o->stale_why,
 			      o->timeout ? o->timeout :
-			      (t->timeout ? t->timeout : 60));
+			      (t->timeout ? t->timeout : 60), &ag);
+	if (!dt_mh_active())
+		report_agreement(&r, &ag);
 	if (r.failures && o->history_dir && r.hist.n) {
 		char path[DT_PATH_MAX];
 
@@ -193,6 +252,8 @@ static void case_child(const struct dt_test *t, const struct dt_case *c,
 		/* nobody may still work in it when the leader removes it */
 		dt_mh_barrier(&r, "end");
 		dt_shared->mh_done = 1;
+		/* every host posted its failures before "end" */
+		report_agreement(&r, &ag);
 		dt_mh_report_skew(&r);
 	}
 	dt_step_begin("remove", r.scratch);

@@ -77,6 +77,17 @@ void dt_mh_share_scratch(struct dt_run *r);
 void dt_mh_exchange(struct dt_run *r, struct dt_history *h);
 void dt_mh_report_skew(struct dt_run *r);
 /*
+ * The hosts' own judgments for the agreement mode: every host posts how
+ * often its test failed in this case (its oracles and checks, before the
+ * checker); after a barrier every host passed since, the leader sums
+ * them: the sum, and in *posted how many hosts' counts for this case were
+ * there (a host of an older build posts none), in by_host the hosts that
+ * failed ("host 1: 3, host 2: 1").
+ */
+void dt_mh_post_failures(struct dt_run *r, int failures);
+int dt_mh_sum_failures(struct dt_run *r, int *posted, char *by_host,
+		       size_t len);
+/*
  * The harness's side, between cases: start case number epoch with the
  * hosts still in the run (-1: coordination lost, dt_coord_lost says why;
  * else *host and *nhosts are this host's rank and their count, for the
@@ -96,6 +107,8 @@ extern const char *dt_coord_lost;
 
 extern double dt_op_timeout;		/* seconds an op may take (watchdog) */
 extern const char *dt_hang_op;		/* --hang-op debug knob */
+/* --inject-failure OP@CASE self-test knob: the op this case fails, or NULL */
+extern const char *dt_inject_op;
 /*
  * The case's main thread is watched from the start of the case process
  * (dt_case_watch): the op limit holds for the harness's own steps on the
@@ -118,6 +131,7 @@ struct dt_options {
 	const char *xfail;		/* expected-failure list file */
 	const char *label;		/* --label: the target's report name */
 	const char *hang_op;
+	const char *inject_failure;	/* self-test knob: CASE or OP@CASE */
 	const char *coord;		/* coordinator ADDR:PORT */
 	const char *token_file;
 	const char *host_name;		/* unique name of this host in the run */

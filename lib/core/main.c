@@ -299,6 +299,7 @@ int dt_main(const struct dt_test *t, int argc, char **argv)
 		{ "history-dir", required_argument, NULL, 11 },
 		{ "check-history", optional_argument, NULL, 12 },
 		{ "free-fuse", no_argument, NULL, 14 },
+		{ "inject-failure", required_argument, NULL, 15 },
 		{ "list", no_argument, NULL, 'l' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -350,6 +351,7 @@ int dt_main(const struct dt_test *t, int argc, char **argv)
 		case 3: o.xfail = optarg; break;
 		case 13: o.label = optarg; break;
 		case 5: o.hang_op = optarg; break;
+		case 15: o.inject_failure = optarg; break;
 		case 6: do_init = true; break;
 		case 7: o.coord = optarg; break;
 		case 8: o.token_file = optarg; break;

@@ -11,6 +11,7 @@
  * hung case costs the others that case only: they go on with the next.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -257,6 +258,72 @@ void dt_mh_exchange(struct dt_run *r, struct dt_history *h)
 	free(c.len);
 	free(c.nchunks);
 	dt_history_sort(h);
+}
+
+/* ---- the hosts' own judgments, summed for the agreement mode ---------- */
+
+/*
+ * One key for every case, its value "<failures> <case>": a count left by
+ * an earlier case (a host that gave this one up) does not pass for this
+ * case's, and the coordinator's key table does not grow with the cases.
+ */
+#define FAILURES_KEY "test_failures"
+
+void dt_mh_post_failures(struct dt_run *r, int failures)
+{
+	char val[DT_COORD_STR_LIMIT + 32];
+	int rc;
+
+	snprintf(val, sizeof(val), "%d %s", failures, r->tcase->name);
+	rc = dt_coord_post(dt_coord_handle, FAILURES_KEY, val, strlen(val));
+	if (rc < 0)
+		dt_broken(r, "post %s: %s", FAILURES_KEY,
+			  dt_coord_error(dt_coord_handle));
+}
+
+struct failures_sum {
+	const char *tcase;
+	int sum, posted;
+	char *by_host;
+	size_t len, used;
+};
+
+static int failures_cb(void *arg, int host, const void *buf, size_t len)
+{
+	struct failures_sum *f = arg;
+	char val[DT_COORD_STR_LIMIT + 32], *end;
+	long n;
+
+	if (len >= sizeof(val))
+		return 0;
+	memcpy(val, buf, len);
+	val[len] = 0;
+	n = strtol(val, &end, 10);
+	if (end == val || *end != ' ' || strcmp(end + 1, f->tcase) || n < 0 ||
+	    n > INT32_MAX - f->sum)
+		return 0;	/* another case's, or not ours to read */
+	f->posted++;
+	f->sum += (int)n;
+	if (n && f->used < f->len)
+		f->used += (size_t)snprintf(f->by_host + f->used,
+					    f->len - f->used, "%shost %d: %ld",
+					    f->used ? ", " : "", host, n);
+	return 0;
+}
+
+int dt_mh_sum_failures(struct dt_run *r, int *posted, char *by_host,
+		       size_t len)
+{
+	struct failures_sum f = { .tcase = r->tcase->name, .by_host = by_host,
+				  .len = len };
+
+	if (len)
+		by_host[0] = 0;
+	if (dt_coord_fetch(dt_coord_handle, FAILURES_KEY, failures_cb, &f) < 0)
+		dt_broken(r, "fetch %s: %s", FAILURES_KEY,
+			  dt_coord_error(dt_coord_handle));
+	*posted = f.posted;
+	return f.sum;
 }
 
 /* this host's part of the skew, on its own clock */

@@ -22,6 +22,8 @@
 #include "core/internal.h"
 
 const char *dt_hang_op;
+const char *dt_inject_op;
+static int injected;	/* --inject-failure OP@CASE: done once per case */
 double dt_op_timeout;
 
 struct pool {
@@ -450,6 +452,22 @@ static void record(struct dt_worker *w, enum dt_opcode op, uint8_t flags,
 }
 
 /*
+ * --inject-failure OP@CASE (self-test knob): this host's first OP of the
+ * case fails with EIO without reaching the target, and the test counts it
+ * as a failure of its own, as a test's check of a host-local result would.
+ */
+static bool inject_now(struct dt_worker *w, enum dt_opcode op)
+{
+	if (!dt_inject_op || strcmp(dt_inject_op, dt_op_name(op)) ||
+	    __atomic_exchange_n(&injected, 1, __ATOMIC_RELAXED))
+		return false;
+	dt_fail(w->run, dt_op_name(op), "the op's own result",
+		"EIO, injected", "--inject-failure %s@%s: this host's %s "
+		"failed", dt_inject_op, w->run->tcase->name, dt_op_name(op));
+	return true;
+}
+
+/*
  * Timestamps are CLOCK_REALTIME so histories of several hosts share one
  * time line (after the coordinator's offset correction).
  */
@@ -459,7 +477,7 @@ static void record(struct dt_worker *w, enum dt_opcode op, uint8_t flags,
 		int rc_;					\
 		op_begin(w, op, path);				\
 		t0_ = dt_realtime_ns();				\
-		rc_ = (call);					\
+		rc_ = inject_now(w, op) ? -EIO : (call);	\
 		record(w, op, flags, path, path2, rc_, t0_,	\
 		       dt_realtime_ns(), rc_ < 0 ? 0 : (fileid_expr), NULL); \
 		op_end(w);					\

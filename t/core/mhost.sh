@@ -12,7 +12,17 @@
 #      all three run "present" to a PASS.
 # Before each case the hosts still in the run meet at a case start; the
 # old behaviour (every later barrier of the run failed once one did) turns
-# "present" into BROKEN on every host.  No root needed; ~15 s.
+# "present" into BROKEN on every host.
+# Agreement mode (--check-history) counts every host's test failures, not
+# only the leader's (hA joins first: the leader; hB gets the knob
+# --inject-failure, which makes its test fail once):
+#   3. unlink_race.lookup_vs_unlink, hB's first close fails (EIO, recorded):
+#      hB's test failed, the leader's oracle passed, the checker flags the
+#      close: "agree" (the leader alone said "oracle gap");
+#   4. lookup_storm.present, hB's test fails outside the history: the
+#      checker finds none, a "checker gap" naming hB (the leader alone
+#      said "agree: both found none").
+# No root needed; ~20 s.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${DT_BUILD:-$root/build}
@@ -35,8 +45,11 @@ ok() {
 	if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=1; fi
 }
 
-# run NAME HA-ARGS...: a coordinator and three hosts; hA gets HA-ARGS;
-# TAP in $tmp/NAME.hX.tap, exit statuses in rc_hX, seconds in el
+# run NAME ARGS...: a coordinator and three hosts; host $knob (hA unless
+# set) gets ARGS; each runs $prog (lookup_storm) --case $cases
+# (absent,present) plus $common; hA joins first (the leader); TAP in
+# $tmp/NAME.hX.tap, exit statuses in rc_hX, seconds in el
+knob=hA prog=$bin cases=absent,present common=
 run() {
 	local name=$1 addr= h s
 	shift
@@ -51,13 +64,19 @@ run() {
 	done
 	s=$(date +%s%N)
 	for h in hA hB hC; do
-		# shellcheck disable=SC2046 # hA's own arguments
-		timeout -s KILL 90 "$bin" --target "$tmp/target" --coord "$addr" \
+		# shellcheck disable=SC2046,SC2086 # the host's own arguments
+		timeout -s KILL 90 "$prog" --target "$tmp/target" --coord "$addr" \
 			--token-file "$tmp/token" --host-name "$h" --run-id "$name" \
-			--case absent,present --duration 1 --threads 2 \
-			$([ "$h" = hA ] && echo "$@") \
+			--case "$cases" --duration 1 --threads 2 $common \
+			$([ "$h" = "$knob" ] && echo "$@") \
 			>"$tmp/$name.$h.tap" 2>&1 &
 		eval "pid_$h=\$!"
+		# hA first: host 0, the leader (polled, bounded)
+		[ "$h" = hA ] || continue
+		for _ in $(seq 200); do
+			grep -q "host 0 'hA' joined" "$tmp/$name.coord" && break
+			sleep 0.05
+		done
 	done
 	for h in hA hB hC; do
 		eval "wait \$pid_$h; rc_$h=\$?"
@@ -66,7 +85,7 @@ run() {
 	wait "$coord_pid" 2>/dev/null
 	coord_pid=
 }
-echo "1..8"
+echo "1..13"
 
 # 1. hA's case hangs: killed at the 8 s timeout (the next case, 1 s of load,
 # must fit in it too: under ThreadSanitizer at load ~7 4 s did not)
@@ -103,6 +122,32 @@ for h in hA hB hC; do grep -q '^ok 2 - lookup_storm.present$' "$tmp/failed.$h.ta
 ok "$good" "... and all three hosts run the next case to a PASS"
 ok "$([ "$el" -lt 15 ]; echo $?)" \
 	"... without waiting for the 20 s timeout ($el s)"
+
+# 3. a non-leader's test failed, and the checker saw it too: agree
+knob=hB prog=$build/bin/unlink_race cases=lookup_vs_unlink common=--check-history
+run agree --inject-failure close@lookup_vs_unlink
+ok "$(grep -q '^not ok 1 - unlink_race.lookup_vs_unlink' "$tmp/agree.hB.tap" &&
+      grep -q 'injected' "$tmp/agree.hB.tap" &&
+      grep -q 'history_check: "judged by the leader host"' "$tmp/agree.hB.tap"
+      echo $?)" "agree: hB's test fails (its close, injected), the leader judges"
+ok "$(grep -q 'handle lifetime: close of open' "$tmp/agree.hA.tap"; echo $?)" \
+	"... the leader's checker flags hB's failed close"
+# hB's index: hB and hC join in either order
+hb=$(sed -n 's/^# joined .* as host \([0-9]*\) of .*(hB)$/\1/p' "$tmp/agree.hB.tap")
+ok "$(grep -qF "  history_agreement: \"agree: both found a violation (host $hb: 1)\"" \
+	"$tmp/agree.hA.tap"; echo $?)" \
+	"... and the agreement counts hB's failure (host $hb): agree, not an oracle gap"
+
+# 4. a non-leader's test failed outside the history: a checker gap
+prog=$bin cases=present
+run gap --inject-failure present
+ok "$(grep -q '^ok 1 - lookup_storm.present' "$tmp/gap.hA.tap" &&
+      grep -q '^not ok 1 - lookup_storm.present' "$tmp/gap.hB.tap"; echo $?)" \
+	"gap: hB's test fails (injected), the leader's passes"
+hb=$(sed -n 's/^# joined .* as host \([0-9]*\) of .*(hB)$/\1/p' "$tmp/gap.hB.tap")
+ok "$(grep -qF "  history_agreement: \"checker gap: the test failed 1 time(s) (host $hb: 1), the checker found the history consistent" \
+	"$tmp/gap.hA.tap"; echo $?)" \
+	"... and the leader reports a checker gap naming hB (host $hb)"
 
 if [ "$failed" != 0 ] || [ -n "${DT_MHOST_SHOW:-}" ]; then
 	for f in "$tmp"/*.tap "$tmp"/*.coord; do sed "s|^|# ${f##*/}: |" "$f"; done
