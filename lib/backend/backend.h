@@ -53,6 +53,14 @@ struct dt_backend_ops {
 	int (*rmdir)(struct dt_conn *c, const char *path);
 	int (*unlink)(struct dt_conn *c, const char *path);
 	int (*rename)(struct dt_conn *c, const char *from, const char *to);
+	/*
+	 * rename that fails with EEXIST when to exists, atomically (Linux's
+	 * renameat2 RENAME_NOREPLACE); NULL when the backend has none (NFS has
+	 * no such call).  A filesystem that does not do the flag answers
+	 * EINVAL (Linux's NFS client): the caller's to say "unsupported".
+	 */
+	int (*rename_noreplace)(struct dt_conn *c, const char *from,
+				const char *to);
 	int (*link)(struct dt_conn *c, const char *from, const char *to);
 	/* full listing without "." and ".."; appends to *out */
 	int (*readdir)(struct dt_conn *c, const char *path,

@@ -119,6 +119,13 @@ static int posix_rename(struct dt_conn *c, const char *from, const char *to)
 	return renameat(c->rootfd, from, c->rootfd, to) < 0 ? -errno : 0;
 }
 
+static int posix_rename_noreplace(struct dt_conn *c, const char *from,
+				  const char *to)
+{
+	return renameat2(c->rootfd, from, c->rootfd, to, RENAME_NOREPLACE) < 0 ?
+	       -errno : 0;
+}
+
 static int posix_link(struct dt_conn *c, const char *from, const char *to)
 {
 	return linkat(c->rootfd, from, c->rootfd, to, 0) < 0 ? -errno : 0;
@@ -211,6 +218,7 @@ const struct dt_backend_ops dt_posix_ops = {
 	.rmdir = posix_rmdir,
 	.unlink = posix_unlink,
 	.rename = posix_rename,
+	.rename_noreplace = posix_rename_noreplace,
 	.link = posix_link,
 	.readdir = posix_readdir,
 	.open = posix_open,

@@ -286,6 +286,7 @@ enum {
 	K_REMOVE,	/* unlink / rmdir: present -> absent */
 	K_RENAME,	/* a -> b */
 	K_LINK,		/* a -> b */
+	K_RENAME_NR,	/* a -> b with RENAME_NOREPLACE: b must be absent */
 };
 
 enum { T_UNKNOWN = 0, T_FILE = 1, T_DIR = 2 };
@@ -490,6 +491,17 @@ static bool model_step(const struct op *o, const struct nst *A,
 		nA->sole = 0;	/* two names now */
 		*nB = *nA;
 		return true;
+	case K_RENAME_NR:
+		/* b's absence and the move are one atomic step */
+		if (v || A->kind == S_ABSENT || B->kind == S_PRESENT)
+			return false;
+		*nB = *A;
+		nB->kind = S_PRESENT;
+		nA->kind = S_ABSENT;
+		nA->fid = 0;
+		nA->type = T_UNKNOWN;
+		nA->sole = 0;
+		return true;
 	case K_RENAME:
 		if (A->kind == S_ABSENT)
 			return false;
@@ -561,7 +573,8 @@ static bool read_is_exact(const struct op *o, const struct nst *A)
 
 static bool two_paths(const struct op *o)
 {
-	return o->kind == K_RENAME || o->kind == K_LINK;
+	return o->kind == K_RENAME || o->kind == K_LINK ||
+	       o->kind == K_RENAME_NR;
 }
 
 /* Try op k with variant v; on success record the undo in f. */
@@ -1108,6 +1121,38 @@ static int open_creat_op(struct ctx *C, size_t i, struct op *o)
 }
 
 /*
+ * renameat2(RENAME_NOREPLACE): success needs b absent, in the same atomic
+ * step as the move; EEXIST says b was present; ENOENT a absent.  EINVAL
+ * (the flag not supported: Linux's NFS client) and the plain rename's
+ * other no-change errors tell nothing.  a == b cannot succeed on Linux
+ * (EEXIST); if it does it is taken as the no-op it is for plain rename.
+ */
+static int rename_noreplace_op(struct ctx *C, size_t i, uint32_t a,
+			       uint32_t b, struct op *o)
+{
+	const struct dt_event *e = &C->h->ev[i];
+	int err = e->result < 0 ? -e->result : 0;
+
+	if (!err && a == b) {
+		*o = read_op((uint32_t)i, a, true, 0, TM_ANY);
+	} else if (!err) {
+		o->kind = K_RENAME_NR;
+		o->b = b;
+	} else if (err == EEXIST) {
+		*o = read_op((uint32_t)i, b, true, 0, TM_ANY);
+	} else if (err == ENOENT) {
+		*o = read_op((uint32_t)i, a, false, 0, 0);
+	} else if (err == EINVAL || err == ENOTEMPTY || err == EISDIR ||
+		   err == ENOTDIR || err == EXDEV || err == EBUSY) {
+		return 0;
+	} else {
+		return -1;
+	}
+	op_interval(C, e, false, o);
+	return 1;
+}
+
+/*
  * pass 1: the op one (non-listing) event is.  Returns 1 made an op, 0 none
  * needed (a no-change error), -1 unexpected error, -ENOMEM.
  */
@@ -1171,6 +1216,8 @@ static int event_op(struct ctx *C, size_t i, struct op *o)
 		}
 		break;
 	case DT_OP_RENAME:
+		if (e->flags & DT_EVF_NOREPLACE)
+			return rename_noreplace_op(C, i, a, b, o);
 		if (!err && a == b) {
 			/* rename(p, p): POSIX does nothing, p exists */
 			*o = read_op((uint32_t)i, a, true, 0, TM_ANY);
@@ -1831,6 +1878,10 @@ static const char *need_text(const struct op *o, const char *pa,
 		break;
 	case K_LINK:
 		snprintf(buf, len, "%s present, %s absent", pa, pb);
+		break;
+	case K_RENAME_NR:
+		snprintf(buf, len, "%s present, %s absent (RENAME_NOREPLACE)",
+			 pa, pb);
 		break;
 	}
 	return buf;
@@ -2499,7 +2550,9 @@ const struct dt_check_coverage dt_check_coverage[] = {
 	{ "unlink", true, "PRESENT non-dir -> ABSENT; ENOENT, EISDIR read" },
 	{ "link", true, "b ABSENT -> PRESENT(F of a); EEXIST, ENOENT, EPERM read" },
 	{ "rename", true, "a -> b incl. rename-over and same-file no-op; ENOENT read" },
-	{ "rename-noreplace", false, "no backend call: no test records it" },
+	{ "rename-noreplace", true, "a -> b only if b absent, atomically; "
+				    "EEXIST -> b PRESENT; EINVAL (flag not "
+				    "supported) no information" },
 	{ "readdir", true, "one atomic read per known child inside the listing; "
 			   "duplicates are violations" },
 	{ "read", true, "on the thread's open handle: must not fail "

@@ -44,6 +44,12 @@
  *                    happens: both stay.  ENOENT: a ABSENT.  EINVAL,
  *                    EEXIST, ENOTEMPTY, EISDIR, ENOTDIR, EXDEV, EBUSY: no
  *                    change, nothing to check.
+ *   RENAME a -> b    (renameat2 RENAME_NOREPLACE, "rename!") success:
+ *    NOREPLACE       a PRESENT(F), b ABSENT -> a ABSENT, b PRESENT(F), b's
+ *                    absence checked in the same atomic step.  EEXIST:
+ *                    b PRESENT.  ENOENT: a ABSENT.  EINVAL (the flag not
+ *                    supported: Linux's NFS client) and the other
+ *                    no-change errors: nothing to check.
  *   LINK a -> b      success: a PRESENT(F, not dir), b ABSENT ->
  *                    b PRESENT(F).  EEXIST: b PRESENT.  ENOENT: a ABSENT.
  *                    EPERM: a PRESENT dir.

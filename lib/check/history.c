@@ -237,7 +237,8 @@ void dt_history_put_head(FILE *f, const struct dt_history *h, size_t i,
 
 	/*
 	 * "create!" is an exclusive create, "open+" an open with O_CREAT
-	 * ("open+!" with O_EXCL too): one token, the columns stay
+	 * ("open+!" with O_EXCL too), "rename!" a rename with
+	 * RENAME_NOREPLACE: one token, the columns stay
 	 */
 	fprintf(f, "%zu %u %u %s%s%s ", i, e->host, e->thread,
 		dt_op_name((enum dt_opcode)e->op),

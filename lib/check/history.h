@@ -27,6 +27,8 @@ const char *dt_op_name(enum dt_opcode op);
 /* dt_event.flags: what the op was asked to do beyond its opcode */
 #define DT_EVF_EXCL	0x01	/* CREATE or OPEN with O_EXCL (exclusive) */
 #define DT_EVF_CREAT	0x02	/* OPEN with O_CREAT (may create the name) */
+/* RENAME with RENAME_NOREPLACE: the exclusive rename ("rename!") */
+#define DT_EVF_NOREPLACE DT_EVF_EXCL
 #define DT_EVF__ALL	0x0f	/* the bits a history may carry (histio) */
 /* harness-local, never shipped: the start was moved back (widen_reads) */
 #define DT_EVF_WIDENED	0x80

@@ -690,8 +690,12 @@ int dt_oracle_one_winner(const struct dt_history *h, enum dt_opcode op,
 	allowed_str(allowed, al, sizeof(al));
 	for (i = 0; i < h->n; i++) {
 		const struct dt_event *e = &h->ev[i];
-		/* a link contends for its new name, everything else for name */
-		const char *key = op == DT_OP_LINK ? e->name2 : e->name;
+		/* a link and a rename that may not replace (RENAME_NOREPLACE)
+		   contend for their new name, everything else for name */
+		const char *key = op == DT_OP_LINK ||
+				  (op == DT_OP_RENAME &&
+				   (e->flags & DT_EVF_NOREPLACE)) ?
+				  e->name2 : e->name;
 
 		if (e->op != op || strcmp(key, name))
 			continue;

@@ -42,7 +42,8 @@ int dt_oracle_same_answer(const struct dt_history *h, const char *name,
 
 /*
  * Exactly one of the events of op on name (UNLINK, CREATE excl, MKDIR,
- * LINK to name2 == name, RENAME from name) succeeds; every other returns
+ * LINK to name2 == name, RENAME from name, RENAME_NOREPLACE to name2 ==
+ * name) succeeds; every other returns
  * one of the errnos in allowed[] (0-terminated, positive values).
  */
 int dt_oracle_one_winner(const struct dt_history *h, enum dt_opcode op,

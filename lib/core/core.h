@@ -274,6 +274,20 @@ int dt_mkdir(struct dt_worker *w, const char *path);
 int dt_rmdir(struct dt_worker *w, const char *path);
 int dt_unlink(struct dt_worker *w, const char *path);
 int dt_rename(struct dt_worker *w, const char *from, const char *to);
+/*
+ * rename that must fail with EEXIST when to exists (RENAME_NOREPLACE),
+ * recorded as "rename!"; -EOPNOTSUPP (nothing recorded) when the backend
+ * has no such call.  A target that does not do the flag answers EINVAL
+ * (Linux's NFS client): see dt_rename_noreplace_supported().
+ */
+int dt_rename_noreplace(struct dt_worker *w, const char *from, const char *to);
+/*
+ * Does the target do RENAME_NOREPLACE?  Probes it once in the case's
+ * scratch directory (unrecorded, like setup): 1 yes, 0 no (*why says
+ * why: no backend call, or EINVAL from the target), or -errno when the
+ * probe itself failed.
+ */
+int dt_rename_noreplace_supported(struct dt_run *r, char *why, size_t len);
 int dt_link(struct dt_worker *w, const char *from, const char *to);
 int dt_readdir(struct dt_worker *w, const char *path);	/* records list */
 int dt_open(struct dt_worker *w, const char *path, int flags,

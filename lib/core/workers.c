@@ -537,6 +537,43 @@ int dt_rename(struct dt_worker *w, const char *from, const char *to)
 			OPS(w)->rename(w->conn, from, to));
 }
 
+int dt_rename_noreplace(struct dt_worker *w, const char *from, const char *to)
+{
+	if (!OPS(w)->rename_noreplace)
+		return -EOPNOTSUPP;
+	return RECORDED_F(w, DT_OP_RENAME, DT_EVF_NOREPLACE, from, to, 0,
+			  OPS(w)->rename_noreplace(w->conn, from, to));
+}
+
+int dt_rename_noreplace_supported(struct dt_run *r, char *why, size_t len)
+{
+	const struct dt_backend_ops *ops = r->target->ops;
+	char a[DT_PATH_MAX], b[DT_PATH_MAX];
+	int rc;
+
+	if (!ops->rename_noreplace) {
+		snprintf(why, len, "backend %s has no RENAME_NOREPLACE (NFS "
+			 "has no such call)", ops->name);
+		return 0;
+	}
+	/* per host: the hosts of a run share the scratch directory */
+	dt_pathbuf(r, a, sizeof(a), "noreplace.probe.%d", r->host);
+	dt_pathbuf(r, b, sizeof(b), "noreplace.probe.%d.to", r->host);
+	rc = ops->create(r->conn, a, true, NULL);
+	if (rc < 0)
+		return rc;
+	rc = ops->rename_noreplace(r->conn, a, b);
+	(void)ops->unlink(r->conn, rc ? a : b);
+	if (rc == -EINVAL) {
+		snprintf(why, len, "the target answers EINVAL to renameat2 "
+			 "RENAME_NOREPLACE of a file (Linux's NFS client has "
+			 "no RENAME_NOREPLACE): unsupported, not a verdict on "
+			 "the server");
+		return 0;
+	}
+	return rc < 0 ? rc : 1;
+}
+
 int dt_link(struct dt_worker *w, const char *from, const char *to)
 {
 	return RECORDED(w, DT_OP_LINK, from, to, 0,

@@ -22,6 +22,15 @@
  *
  * into_self: the plain case, without a race partner: renaming d.k to
  * d.k/x or d.k/sub/x must fail with EINVAL, however many try at once.
+ *
+ * noreplace: each round every worker creates its own src.k.<gid>, then
+ * all rename theirs onto one dst.k at the same moment with
+ * RENAME_NOREPLACE (renameat2): the target's absence is checked in the
+ * same atomic step as the move, so exactly one succeeds and the others
+ * get EEXIST, their sources left in place; dst.k is the winner's file.
+ * A target that does not do the flag (Linux's NFS client answers EINVAL;
+ * libnfs: NFS has no such call) skips the case: unsupported is not a
+ * verdict on the server.
  */
 #include <errno.h>
 #include <string.h>
@@ -271,16 +280,70 @@ static void run_into_self(struct dt_run *r)
 		dt_broken(r, "no round ran");
 }
 
+/* ---- noreplace ------------------------------------------------------------ */
+
+static void noreplace_worker(struct dt_worker *w)
+{
+	const long rounds = max_rounds(w, 4);
+	char src[DT_PATH_MAX], dst[DT_PATH_MAX];
+	int rc;
+
+	for (long k = 0; k < rounds && dt_worker_round(w, k); k++) {
+		dt_pathbuf(w->run, src, sizeof(src), "src.%ld.%d", k, w->gid);
+		dt_pathbuf(w->run, dst, sizeof(dst), "dst.%ld", k);
+		rc = dt_create(w, src, true, NULL);
+		if (rc < 0)
+			dt_fail(w->run, "create", "0", dt_strerr(rc),
+				"create %s for the round", src);
+		round_sync(w, k);
+		dt_rename_noreplace(w, src, dst);
+		/* the state the race left: the target, each source */
+		round_sync(w, k);
+		if (w->gid == 0)
+			dt_lookup(w, dst, NULL);
+		dt_lookup(w, src, NULL);
+	}
+}
+
+static void run_noreplace(struct dt_run *r)
+{
+	static const int eexist[] = { EEXIST, 0 };
+	char dst[DT_PATH_MAX], why[256];
+	struct tally t = { 0 };
+	struct dt_verdict v;
+	long rounds;
+	int rc = dt_rename_noreplace_supported(r, why, sizeof(why));
+
+	if (rc < 0)
+		dt_broken(r, "probe RENAME_NOREPLACE: %s", dt_strerr(rc));
+	if (!rc)
+		dt_skip(r, "RENAME_NOREPLACE unsupported: %s", why);
+	dt_run_workers(r, nworkers(r), noreplace_worker, NULL);
+	rounds = count_rounds(r);
+	for (long k = 0; k < rounds; k++) {
+		dt_pathbuf(r, dst, sizeof(dst), "dst.%ld", k);
+		tally_add(&t, dt_oracle_one_winner(&r->hist, DT_OP_RENAME, dst,
+						   eexist, &v), &v);
+	}
+	tally_report(r, &t, "one no-replace rename winner", rounds);
+	if (dt_oracle_name_lifetime(&r->hist, &v))
+		dt_fail_verdict(r, "name lifetime", &v);
+	dt_diag(r, "rounds", "%ld", rounds);
+	if (!rounds)
+		dt_broken(r, "no round ran");
+}
+
 static const struct dt_case cases[] = {
 	{ "one_source", run_one_source },
 	{ "dir_loop", run_dir_loop },
 	{ "into_self", run_into_self },
+	{ "noreplace", run_noreplace },
 	{ NULL }
 };
 
 static const struct dt_test test = {
 	.name = "rename_race",
-	.desc = "racing renames: one winner of one source; no directory loop; never into itself",
+	.desc = "racing renames: one winner of one source; no directory loop; never into itself; one no-replace winner per target",
 	.tags = "quick race rename",
 	.threads = 4,
 	.duration = 2,

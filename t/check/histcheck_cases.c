@@ -386,6 +386,70 @@ static void error_cases(void)
 	      "EIO to an unlink");
 }
 
+/* a rename with RENAME_NOREPLACE, as dt_rename_noreplace records it */
+static size_t ev_rnr(struct dt_history *h, unsigned thread, const char *from,
+		     const char *to, int result, uint64_t start, uint64_t end)
+{
+	size_t i = ev(h, thread, DT_OP_RENAME, from, to, result, 0, start, end);
+
+	h->ev[i].flags |= DT_EVF_NOREPLACE;
+	return i;
+}
+
+/*
+ * RENAME_NOREPLACE: the move happens only if the target is absent, checked
+ * in the same atomic step; EEXIST says the target was there.  Each bad one
+ * was passed as consistent when the flag was not modelled (a plain rename
+ * may replace).
+ */
+static void noreplace_cases(void)
+{
+	struct dt_history h = { 0 };
+
+	/* good: one of two racing no-replace renames onto t wins */
+	ev_excl(&h, 1, "s/a", 0, 5, 0, 10);
+	ev_excl(&h, 2, "s/b", 0, 6, 0, 10);
+	ev_rnr(&h, 1, "s/a", "s/t", 0, 100, 200);
+	ev_rnr(&h, 2, "s/b", "s/t", -EEXIST, 100, 200);
+	ev(&h, 1, DT_OP_LOOKUP, "s/t", NULL, 0, 5, 300, 310);
+	ev(&h, 2, DT_OP_LOOKUP, "s/b", NULL, 0, 6, 300, 310);
+	judge(&h, &strict, DT_CHECK_CONSISTENT, NULL, NO_EVENT,
+	      "no-replace renames onto one name: one moves, one EEXIST");
+
+	/* bad: both succeeded: the second replaced the first's file */
+	ev_excl(&h, 1, "s/a", 0, 5, 0, 10);
+	ev_excl(&h, 2, "s/b", 0, 6, 0, 10);
+	ev(&h, SETUP, DT_OP_LOOKUP, "s/t", NULL, -ENOENT, 0, 0, 10);
+	ev_rnr(&h, 1, "s/a", "s/t", 0, 100, 200);
+	ev_rnr(&h, 2, "s/b", "s/t", 0, 100, 200);
+	judge(&h, &strict, DT_CHECK_VIOLATION, "not linearizable", NO_EVENT,
+	      "two no-replace renames onto one name both succeed");
+
+	/* bad: it replaced a target that was there throughout */
+	ev_excl(&h, 1, "s/a", 0, 5, 0, 10);
+	ev_excl(&h, 2, "s/t", 0, 6, 0, 10);
+	ev_rnr(&h, 1, "s/a", "s/t", 0, 100, 200);
+	ev(&h, 2, DT_OP_LOOKUP, "s/t", NULL, 0, 5, 300, 310);
+	judge(&h, &strict, DT_CHECK_VIOLATION, "not linearizable", NO_EVENT,
+	      "a no-replace rename replaces an existing target");
+
+	/* bad: EEXIST although the target was surely absent */
+	ev_excl(&h, 1, "s/a", 0, 5, 0, 10);
+	ev(&h, 2, DT_OP_LOOKUP, "s/t", NULL, -ENOENT, 0, 20, 30);
+	ev_rnr(&h, 1, "s/a", "s/t", -EEXIST, 100, 200);
+	ev(&h, 2, DT_OP_LOOKUP, "s/t", NULL, -ENOENT, 0, 300, 310);
+	judge(&h, &strict, DT_CHECK_VIOLATION, "not linearizable", NO_EVENT,
+	      "a no-replace rename says EEXIST for an absent target");
+
+	/* EINVAL (the flag not supported, Linux's NFS client): no information */
+	ev_excl(&h, 1, "s/a", 0, 5, 0, 10);
+	ev_excl(&h, 2, "s/t", 0, 6, 0, 10);
+	ev_rnr(&h, 1, "s/a", "s/t", -EINVAL, 100, 200);
+	ev(&h, 2, DT_OP_LOOKUP, "s/a", NULL, 0, 5, 300, 310);
+	judge(&h, &strict, DT_CHECK_CONSISTENT, NULL, NO_EVENT,
+	      "EINVAL to a no-replace rename changes nothing and tells nothing");
+}
+
 /*
  * Handle lifetime: a READ or CLOSE on the file its thread opened must not
  * fail, whatever happened to the name (unlinked, renamed over); the
@@ -647,6 +711,7 @@ int main(void)
 	readdir_cases();
 	error_cases();
 	handle_cases();
+	noreplace_cases();
 	overlap_case();
 	dir_rename_case();
 	skew_case();

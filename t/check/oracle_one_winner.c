@@ -19,6 +19,29 @@ static void race(struct dt_history *h, enum dt_opcode op, int k,
 		   100 + t, 200 + t);
 }
 
+/* 4 exclusive creates of s/srcT, then their no-replace renames onto X */
+static void noreplace_race(struct dt_history *h, unsigned winner_mask)
+{
+	for (int t = 0; t < 4; t++) {
+		char src[32];
+		size_t i;
+
+		snprintf(src, sizeof(src), "s/src%d", t);
+		i = ev(h, t, DT_OP_CREATE, src, NULL, 0, 10 + (uint64_t)t,
+		       10, 20);
+		h->ev[i].flags |= DT_EVF_EXCL;
+	}
+	for (int t = 0; t < 4; t++) {
+		char src[32];
+		size_t i;
+
+		snprintf(src, sizeof(src), "s/src%d", t);
+		i = ev(h, t, DT_OP_RENAME, src, X,
+		       (winner_mask >> t) & 1 ? 0 : -EEXIST, 0, 100, 200);
+		h->ev[i].flags |= DT_EVF_NOREPLACE;
+	}
+}
+
 int main(void)
 {
 	struct dt_history h = { 0 };
@@ -59,6 +82,22 @@ int main(void)
 	}
 	rc = dt_oracle_one_winner(&h, DT_OP_RENAME, X, enoent, &v);
 	verdict_is(rc, &v, 0, 0, NULL, "good: 4 renames of one source, 1 winner");
+	dt_history_free(&h);
+
+	/*
+	 * renames with RENAME_NOREPLACE of different sources onto one name
+	 * contend for that name: one moves, the others get EEXIST.  Each
+	 * source was created in the history (so the checker knows them).
+	 */
+	noreplace_race(&h, 1u << 2);
+	rc = dt_oracle_one_winner(&h, DT_OP_RENAME, X, eexist, &v);
+	verdict_is(rc, &v, 0, 0, NULL, "good: 4 no-replace renames onto one name, 1 winner");
+	dt_history_free(&h);
+
+	/* bad: two no-replace renames onto one name both succeeded */
+	noreplace_race(&h, (1u << 0) | (1u << 3));
+	rc = dt_oracle_one_winner(&h, DT_OP_RENAME, X, eexist, &v);
+	verdict_is(rc, &v, 1, 7, "two winners", "bad: two RENAME_NOREPLACE winners onto one name");
 	dt_history_free(&h);
 
 	/* bad: two unlinks both succeeded */

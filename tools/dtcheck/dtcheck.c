@@ -179,8 +179,8 @@ static int parse_op(const char *t, uint8_t *op, uint8_t *flags)
 		if (strlen(n) != len || strncmp(n, t, len))
 			continue;
 		*op = (uint8_t)i;
-		/* create!, open+, open+!: nothing else carries flags */
-		if (i == DT_OP_CREATE)
+		/* create!, open+, open+!, rename!: nothing else has flags */
+		if (i == DT_OP_CREATE || i == DT_OP_RENAME)
 			return *flags & DT_EVF_CREAT ? -EINVAL : 0;
 		if (i == DT_OP_OPEN)
 			return *flags == DT_EVF_EXCL ? -EINVAL : 0;
@@ -488,7 +488,7 @@ int main(int argc, char **argv)
 		       r.multi_host ? "" : " (one host: not used)",
 		       o.budget ? o.budget : (uint64_t)DT_CHECK_DEFAULT_BUDGET);
 		printf("events: %zu judged, %zu not judged (below a renamed or removed directory), "
-		       "%zu ignored (read/close)", r.judged, r.not_judged, r.ignored);
+		       "%zu ignored (read/close on no open handle)", r.judged, r.not_judged, r.ignored);
 		if (r.errors_accepted)
 			printf(", %zu errors accepted as no information",
 			       r.errors_accepted);
