@@ -117,21 +117,26 @@ static void tally_report(struct dt_run *r, const struct tally *t,
 
 /* ---- one_source ----------------------------------------------------------- */
 
+/* the round's file src, exclusively; a failure fails the case */
+static void create_for_round(struct dt_worker *w, const char *src)
+{
+	int rc = dt_create(w, src, true, NULL);
+
+	if (rc < 0)
+		dt_fail(w->run, "create", "0", dt_strerr(rc),
+			"create %s for the round", src);
+}
+
 static void one_source_worker(struct dt_worker *w)
 {
 	const long rounds = max_rounds(w, 3);
 	char src[DT_PATH_MAX], dst[DT_PATH_MAX];
-	int rc;
 
 	for (long k = 0; k < rounds && dt_worker_round(w, k); k++) {
 		dt_pathbuf(w->run, src, sizeof(src), "src.%ld", k);
 		dt_pathbuf(w->run, dst, sizeof(dst), "dst.%ld.%d", k, w->gid);
-		if (w->gid == 0) {
-			rc = dt_create(w, src, true, NULL);
-			if (rc < 0)
-				dt_fail(w->run, "create", "0", dt_strerr(rc),
-					"create %s for the round", src);
-		}
+		if (w->gid == 0)
+			create_for_round(w, src);
 		round_sync(w, k);
 		dt_rename(w, src, dst);
 		/* the state the race left: src, and each worker's target */
@@ -286,15 +291,11 @@ static void noreplace_worker(struct dt_worker *w)
 {
 	const long rounds = max_rounds(w, 4);
 	char src[DT_PATH_MAX], dst[DT_PATH_MAX];
-	int rc;
 
 	for (long k = 0; k < rounds && dt_worker_round(w, k); k++) {
 		dt_pathbuf(w->run, src, sizeof(src), "src.%ld.%d", k, w->gid);
 		dt_pathbuf(w->run, dst, sizeof(dst), "dst.%ld", k);
-		rc = dt_create(w, src, true, NULL);
-		if (rc < 0)
-			dt_fail(w->run, "create", "0", dt_strerr(rc),
-				"create %s for the round", src);
+		create_for_round(w, src);
 		round_sync(w, k);
 		dt_rename_noreplace(w, src, dst);
 		/* the state the race left: the target, each source */
