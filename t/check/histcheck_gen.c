@@ -14,6 +14,7 @@
  *   dup-entry          a listing names one entry twice
  *   failed->success    an unlink of a surely absent name succeeds
  *   second-excl-create an exclusive create succeeds on a surely present name
+ *   noreplace-replaces a RENAME_NOREPLACE succeeds onto a surely present name
  *
  * "Surely": the last change of the name before the op ended before it
  * started, and no other change of the name overlaps from that change to
@@ -102,12 +103,14 @@ static int surely(const struct dt_history *h, const char *p, uint64_t s,
 
 enum mutant {
 	M_NEVER_MADE, M_FOUND_ENOENT, M_ENOENT_FOUND, M_SWAP_FID, M_DROP_ENTRY,
-	M_DUP_ENTRY, M_FAIL_SUCCEEDS, M_SECOND_EXCL, M__COUNT
+	M_DUP_ENTRY, M_FAIL_SUCCEEDS, M_SECOND_EXCL, M_NOREPLACE_REPLACES,
+	M__COUNT
 };
 
 static const char *const mutant_name[M__COUNT] = {
 	"fileid-never-made", "found->ENOENT", "ENOENT->found", "swap-fileid",
 	"drop-entry", "dup-entry", "failed->success", "second-excl-create",
+	"noreplace-replaces",
 };
 
 /* Saved state of one mutated event, to undo the mutation. */
@@ -196,6 +199,13 @@ static bool mutate(struct dt_history *h, size_t i, enum mutant k,
 			return false;
 		e->result = 0;
 		e->fileid = 777777;
+		return true;
+	case M_NOREPLACE_REPLACES:
+		if (e->op != DT_OP_RENAME || !(e->flags & DT_EVF_NOREPLACE) ||
+		    e->result != -EEXIST ||
+		    surely(h, e->name2, e->start_ns, e->end_ns, &anchor) != 1)
+			return false;
+		e->result = 0;
 		return true;
 	default:
 		return false;

@@ -7,7 +7,7 @@
  * T threads issue random ops on a small set of paths in one directory
  * ("g/f<i>" files, "g/d<i>" empty dirs): lookups, opens, exclusive and
  * plain creates, unlinks, mkdir/rmdir, listings of g, and (optionally)
- * renames and links among the files.  Each op gets a random interval
+ * renames (some with RENAME_NOREPLACE) and links among the files.  Each op gets a random interval
  * (threads issue back to back with random gaps, so about T ops overlap)
  * and a linearization point inside it; the ops are applied to a sequential
  * model in the order of those points, which gives every result, fileid and
@@ -160,6 +160,8 @@ static inline int gen_history(const struct gen_opts *o, struct dt_history *h)
 						p->a = (int16_t)(nf + (int)(gen_rand(&rng) % (uint64_t)o->ndirs));
 				} else {
 					p->op = r < 90 ? DT_OP_RENAME : DT_OP_LINK;
+					/* RENAME_NOREPLACE */
+					p->excl = r >= 86 && r < 90;
 					p->b = (int16_t)(gen_rand(&rng) % (uint64_t)(nf - 1));
 					if (p->b >= p->a)
 						p->b++;
@@ -214,8 +216,11 @@ static inline int gen_history(const struct gen_opts *o, struct dt_history *h)
 				*fa = next_fid++;
 			break;
 		case DT_OP_RENAME:
+			e.flags = p->excl ? DT_EVF_NOREPLACE : 0;
 			if (!*fa) {
 				e.result = -ENOENT;
+			} else if (p->excl && fid[p->b]) {
+				e.result = -EEXIST;	/* even the same file */
 			} else if (fid[p->b] != *fa) {
 				if (fid[p->b] && nfreed < 64)
 					freed[nfreed++] = fid[p->b];
