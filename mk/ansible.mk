@@ -19,6 +19,13 @@
 #                        (must equal the first), lab/klab down.  Needs root
 #                        and `make deb`; DT_KLAB_NS as lab/klab; logs and
 #                        recap in reports/<run-id>/ansible/.
+#   make ansible-kcheck-short
+#                        the same cycle, short (lab/ansible-kcheck --short:
+#                        one test on one mount set, only that set
+#                        mounted), without the lint (what .ci/run runs
+#                        after ansible-check has linted).
+#   KCHECK_SERVER=nfs-ganesha  either cycle with nfs-ganesha as the server
+#                        (the role's own init script in the guests).
 #
 # This file is included before the main Makefile's first rule: its first
 # rule must be `all`, or it would become the default goal.
@@ -29,7 +36,9 @@ ANSIBLE_PLAYBOOKS := $(wildcard playbooks/*.yml)
 ANSIBLE_ARGS      ?=
 ANSIBLE_LAB       := lab/ssh exec ansible-playbook -i inventory/lab $(ANSIBLE_ARGS)
 
-.PHONY: ansible-lint ansible-check ansible-kcheck
+KCHECK_SERVER     ?= knfsd
+
+.PHONY: ansible-lint ansible-check ansible-kcheck ansible-kcheck-short
 ansible-lint:
 	yamllint --strict .
 	ansible-lint --strict -q
@@ -51,4 +60,7 @@ ansible-check: ansible-lint
 	exit $$rc
 
 ansible-kcheck: ansible-lint
-	lab/ansible-kcheck $(if $(ANSIBLE_ARGS),-- $(ANSIBLE_ARGS))
+	lab/ansible-kcheck --server $(KCHECK_SERVER) $(if $(ANSIBLE_ARGS),-- $(ANSIBLE_ARGS))
+
+ansible-kcheck-short:
+	lab/ansible-kcheck --short --server $(KCHECK_SERVER) $(if $(ANSIBLE_ARGS),-- $(ANSIBLE_ARGS))
