@@ -118,6 +118,8 @@ static void usage(const struct dt_test *t, FILE *f)
 		"      --no-settle      multi-host: skip the settle check (every host\n"
 		"                       re-reads the case's names after the load and\n"
 		"                       the stale bound; all views must agree)\n"
+		"      --settle-lie     test-only: this host misreports its first\n"
+		"                       settle name (proves the check can fail)\n"
 		"      --free-fuse      when a case stays stuck in the kernel on a\n"
 		"                       FUSE target, abort that mount's connection\n"
 		"                       after reporting (for FUSE targets the run\n"
@@ -303,6 +305,7 @@ int dt_main(const struct dt_test *t, int argc, char **argv)
 		{ "check-history", optional_argument, NULL, 12 },
 		{ "free-fuse", no_argument, NULL, 14 },
 		{ "no-settle", no_argument, NULL, 15 },
+		{ "settle-lie", no_argument, NULL, 16 },
 		{ "list", no_argument, NULL, 'l' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -367,6 +370,7 @@ int dt_main(const struct dt_test *t, int argc, char **argv)
 			break;
 		case 14: o.free_fuse = true; break;
 		case 15: o.no_settle = true; break;
+		case 16: o.settle_lie = true; break;
 		case 'l': o.list = true; break;
 		case 'q': o.quiet = true; break;
 		case 'h': usage(t, stdout); return 0;

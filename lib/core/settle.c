@@ -113,7 +113,7 @@ static bool quiet_same_plan(struct dt_run *r, const struct dt_settle_plan *p)
 
 /* this host's view: every name looked up; the listings too if list */
 static void read_view(struct dt_run *r, const struct dt_settle_plan *p,
-		      bool list, struct dt_settle_view *v)
+		      bool list, bool lie, struct dt_settle_view *v)
 {
 	const struct dt_backend_ops *ops = r->target->ops;
 
@@ -126,6 +126,11 @@ static void read_view(struct dt_run *r, const struct dt_settle_plan *p,
 		dt_step_end();
 		v->look[i].fileid = v->look[i].rc ? 0 : st.fileid;
 		v->look[i].listed = -1;
+	}
+	/* --settle-lie: a client that kept the other answer for one name */
+	if (lie && p->nnames) {
+		v->look[0].fileid = v->look[0].rc ? 1 : 0;
+		v->look[0].rc = v->look[0].rc ? 0 : -ENOENT;
 	}
 	v->listed = list;
 	for (size_t d = 0; list && d < p->ndirs; d++) {
@@ -174,7 +179,7 @@ static void wait_poll(uint64_t deadline_ns)
 	nanosleep(&ts, NULL);
 }
 
-void dt_settle(struct dt_run *r, bool off)
+void dt_settle(struct dt_run *r, bool off, bool lie)
 {
 	struct dt_settle_plan plan;
 	struct dt_settle_view mine, *views;
@@ -211,7 +216,7 @@ void dt_settle(struct dt_run *r, bool off)
 		bool late = dt_now_ns() >= deadline;
 
 		rounds++;
-		read_view(r, &plan, list, &mine);
+		read_view(r, &plan, list, lie, &mine);
 		exchange(r, &plan, &mine, views, buf);
 		dt_settle_judge(&plan, views, r->nhosts, &v);
 		/* the same on every host: all views and all clocks' answers */
