@@ -184,13 +184,27 @@ void dt_settle(struct dt_run *r, bool off, bool lie)
 	struct dt_settle_plan plan;
 	struct dt_settle_view mine, *views;
 	struct dt_verdict v = { 0 };
-	uint64_t quiet, deadline;
+	uint64_t quiet, deadline, wait_ns, budget_ns;
 	bool list = false, past;
 	char *buf;
 	int rounds = 0, rc;
 
 	if (!dt_mh_active() || r->nhosts < 2 || off)
 		return;
+	/*
+	 * A bound the case cannot wait out (the defaults: acdirmax 60 s + 1 s)
+	 * leaves correct clients free to disagree for longer than the case
+	 * may run: not judged, and said so (the same on every host: the
+	 * hosts' mounts share the set's options).
+	 */
+	wait_ns = r->stale_ns + r->clock_slack_ns + SETTLE_GRACE_NS;
+	budget_ns = (uint64_t)r->timeout_s * 1000000000ull / 3;
+	if (wait_ns > budget_ns) {
+		dt_diag(r, "settle", "not judged: the stale bound %.0f ms + "
+			"slack is longer than a third of the case's %d s "
+			"timeout", (double)r->stale_ns / 1e6, r->timeout_s);
+		return;
+	}
 	/* the same plan on every host: they all hold the merged history */
 	rc = dt_settle_plan(&r->hist, r->scratch, &plan);
 	if (rc < 0)
@@ -210,7 +224,7 @@ void dt_settle(struct dt_run *r, bool off, bool lie)
 		return;
 	}
 	quiet = dt_now_ns();
-	deadline = quiet + r->stale_ns + r->clock_slack_ns + SETTLE_GRACE_NS;
+	deadline = quiet + wait_ns;
 	for (;;) {
 		/* strict only on views read after every host's deadline */
 		bool late = dt_now_ns() >= deadline;
