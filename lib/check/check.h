@@ -20,5 +20,6 @@
 #include "check/oracle_race.h"
 #include "check/oracle_coherence.h"
 #include "check/histcheck.h"
+#include "check/settle.h"
 
 #endif /* DT_CHECK_H */

@@ -230,6 +230,9 @@ static void case_child(const struct dt_test *t, const struct dt_case *c,
 	inject_failure(&r, o->inject_failure, c->name);
 	/* the checker takes the recorded times, and the bound apart */
 	dt_history_widen_reads(&r.hist, -(int64_t)dt_read_widen_ns(&r));
+	/* every host re-reads what the case touched, once the load is over */
+	dt_case_phase("settle");
+	dt_settle(&r, o->no_settle, o->settle_lie);
 	if (o->check_history && r.hist.n)
 		check_history(&r, &o->check_opts, o->stale_why,
 			      o->timeout ? o->timeout :

@@ -72,6 +72,8 @@ void dt_failsum_render(void);
 
 bool dt_mh_active(void);
 void dt_mh_barrier(struct dt_run *r, const char *step);
+/* settle.c: after a multi-host case's load, all hosts' views must agree */
+void dt_settle(struct dt_run *r, bool off, bool lie);
 bool dt_mh_agree(struct dt_run *r, bool go);
 void dt_mh_share_scratch(struct dt_run *r);
 void dt_mh_exchange(struct dt_run *r, struct dt_history *h);
@@ -151,6 +153,8 @@ struct dt_options {
 	int host, nhosts;
 	bool list, quiet;
 	bool free_fuse;			/* abort the FUSE target's connection */
+	bool no_settle;			/* --no-settle: skip dt_settle */
+	bool settle_lie;		/* test-only: misreport one name */
 };
 
 /* ---- child.c: children of the harness, always waited for with a bound -- */

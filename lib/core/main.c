@@ -115,6 +115,11 @@ static void usage(const struct dt_test *t, FILE *f)
 		"                       judge each case's whole history with the\n"
 		"                       general checker (env DT_CHECK_HISTORY); the\n"
 		"                       stale bound defaults to the target's mount options\n"
+		"      --no-settle      multi-host: skip the settle check (every host\n"
+		"                       re-reads the case's names after the load and\n"
+		"                       the stale bound; all views must agree)\n"
+		"      --settle-lie     test-only: this host misreports its first\n"
+		"                       settle name (proves the check can fail)\n"
 		"      --free-fuse      when a case stays stuck in the kernel on a\n"
 		"                       FUSE target, abort that mount's connection\n"
 		"                       after reporting (for FUSE targets the run\n"
@@ -300,6 +305,8 @@ int dt_main(const struct dt_test *t, int argc, char **argv)
 		{ "check-history", optional_argument, NULL, 12 },
 		{ "free-fuse", no_argument, NULL, 14 },
 		{ "inject-failure", required_argument, NULL, 15 },
+		{ "no-settle", no_argument, NULL, 16 },
+		{ "settle-lie", no_argument, NULL, 17 },
 		{ "list", no_argument, NULL, 'l' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -364,6 +371,8 @@ int dt_main(const struct dt_test *t, int argc, char **argv)
 			check_given = true;
 			break;
 		case 14: o.free_fuse = true; break;
+		case 16: o.no_settle = true; break;
+		case 17: o.settle_lie = true; break;
 		case 'l': o.list = true; break;
 		case 'q': o.quiet = true; break;
 		case 'h': usage(t, stdout); return 0;

@@ -85,7 +85,7 @@ run() {
 	wait "$coord_pid" 2>/dev/null
 	coord_pid=
 }
-echo "1..13"
+echo "1..16"
 
 # 1. hA's case hangs: killed at the 8 s timeout (the next case, 1 s of load,
 # must fit in it too: under ThreadSanitizer at load ~7 4 s did not)
@@ -148,6 +148,26 @@ hb=$(sed -n 's/^# joined .* as host \([0-9]*\) of .*(hB)$/\1/p' "$tmp/gap.hB.tap
 ok "$(grep -qF "  history_agreement: \"checker gap: the test failed 1 time(s) (host $hb: 1), the checker found the history consistent" \
 	"$tmp/gap.hA.tap"; echo $?)" \
 	"... and the leader reports a checker gap naming hB (host $hb)"
+
+# 5. the settle check: after the load and the stale bound every host
+# re-reads the case's names; hA misreports one (--settle-lie, as a client
+# that kept a stale dentry would): every host's verdict fails on it
+good=0
+for h in hA hB hC; do grep -q '^  settle: .* agree after' "$tmp/hung.$h.tap" || good=1; done
+ok "$good" "settle: in a good run all three hosts agree after the load"
+knob=hA prog=$bin cases=absent,present common=
+run lie --settle-lie --timeout 20
+good=0
+for h in hA hB hC; do
+	for c in '1 - lookup_storm.absent' '2 - lookup_storm.present'; do
+		grep -q "^not ok $c\$" "$tmp/lie.$h.tap" || good=1
+	done
+	grep -q '^      op: "settle: every host' "$tmp/lie.$h.tap" || good=1
+done
+ok "$good" "settle: hA's lie fails both cases on all three hosts"
+ok "$(grep -q 'observed: "host [0-9]: lookup(dentrace.*) = ' "$tmp/lie.hB.tap" &&
+      grep -q 'hosts disagree after the load and the stale bound' "$tmp/lie.hB.tap"; echo $?)" \
+	"... naming the name, both hosts' answers and the rule"
 
 if [ "$failed" != 0 ] || [ -n "${DT_MHOST_SHOW:-}" ]; then
 	for f in "$tmp"/*.tap "$tmp"/*.coord; do sed "s|^|# ${f##*/}: |" "$f"; done
