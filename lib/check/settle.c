@@ -166,8 +166,9 @@ void dt_settle_take_list(const struct dt_settle_plan *p, size_t d, int rc,
 		v->look[i].listed = -1;
 		if (rc < 0 || (l->n && !names))
 			continue;
-		v->look[i].listed = bsearch(&(const char *){ base_of(p->name[i]) },
-					    names, n, sizeof(*names), by_str) != NULL;
+		/* an empty listing has no array to search (bsearch wants one) */
+		v->look[i].listed = n && bsearch(&(const char *){ base_of(p->name[i]) },
+						 names, n, sizeof(*names), by_str);
 	}
 	free(names);
 }
