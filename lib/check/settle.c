@@ -131,13 +131,22 @@ static const char *base_of(const char *path)
 	return s ? s + 1 : path;
 }
 
+uint64_t dt_settle_fnv(uint64_t h, const char *name)
+{
+	for (const char *c = name;; c++) {
+		h = (h ^ (unsigned char)*c) * 1099511628211ull;
+		if (!*c)
+			return h;
+	}
+}
+
 void dt_settle_take_list(const struct dt_settle_plan *p, size_t d, int rc,
 			 const struct dt_dirlist *l, struct dt_settle_view *v)
 {
 	struct dt_settle_list *out = &v->list[d];
 	const char **names = NULL;
 	size_t n = 0;
-	uint64_t hash = 1469598103934665603ull;	/* FNV-1a */
+	uint64_t hash = DT_SETTLE_FNV_SEED;
 
 	out->rc = rc;
 	out->count = 0;
@@ -151,11 +160,7 @@ void dt_settle_take_list(const struct dt_settle_plan *p, size_t d, int rc,
 	if (names)
 		qsort(names, n, sizeof(*names), by_str);
 	for (size_t i = 0; i < n; i++)
-		for (const char *c = names[i];; c++) {
-			hash = (hash ^ (unsigned char)*c) * 1099511628211ull;
-			if (!*c)
-				break;
-		}
+		hash = dt_settle_fnv(hash, names[i]);
 	if (rc == 0) {
 		out->count = (uint32_t)n;
 		out->digest = hash;

@@ -81,6 +81,11 @@ struct dt_settle_view {
 	struct dt_settle_list list[DT_SETTLE_MAX_DIRS];
 };
 
+/* FNV-1a of NUL-terminated names, the NUL included (so "ab","c" and
+ * "a","bc" differ), continued from h: the digests the hosts compare */
+#define DT_SETTLE_FNV_SEED 1469598103934665603ull
+uint64_t dt_settle_fnv(uint64_t h, const char *name);
+
 /*
  * A listing into its count and digest, and each planned name of that
  * directory (dir index d) marked listed or not in v.

@@ -59,14 +59,10 @@ static int fetch_cb(void *arg, int host, const void *buf, size_t len)
 /* a digest of the plan's names: equal on hosts that hold one history */
 static uint64_t plan_digest(const struct dt_settle_plan *p)
 {
-	uint64_t h = 1469598103934665603ull ^ p->nnames;
+	uint64_t h = DT_SETTLE_FNV_SEED ^ p->nnames;
 
 	for (size_t i = 0; i < p->nnames; i++)
-		for (const char *c = p->name[i];; c++) {
-			h = (h ^ (unsigned char)*c) * 1099511628211ull;
-			if (!*c)
-				break;
-		}
+		h = dt_settle_fnv(h, p->name[i]);
 	return h;
 }
 
