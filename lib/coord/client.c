@@ -531,6 +531,7 @@ fail:
 }
 
 static int refresh_offset(struct dt_coord *c);
+static int refresh_offset_if_old(struct dt_coord *c);
 
 /*
  * A barrier's reply came at recv (local): wait for its release instant
@@ -580,11 +581,9 @@ int dt_coord_barrier(struct dt_coord *c, const char *name,
 	pthread_mutex_lock(&c->lock);
 	snprintf(what, sizeof(what), "barrier '%s' #%llu", name,
 		 (unsigned long long)c->gen);
-	if (mono_ns() - c->offset_at > OFFSET_MAX_AGE_NS) {
-		rc = refresh_offset(c);
-		if (rc)
-			goto out;
-	}
+	rc = refresh_offset_if_old(c);
+	if (rc)
+		goto out;
 	memset(&a, 0, sizeof(a));
 	memset(&r, 0, sizeof(r));
 	a.token = c->token;
@@ -646,6 +645,16 @@ static int refresh_offset(struct dt_coord *c)
 	c->rtt_ns = rtt;
 	c->offset_at = mono_ns();
 	return 0;
+}
+
+/* Barriers and case joins hand out release instants in the coordinator's
+ * clock: re-measure the offset to it when the last measure is too old to
+ * trust (clock drift). */
+static int refresh_offset_if_old(struct dt_coord *c)
+{
+	if (mono_ns() - c->offset_at <= OFFSET_MAX_AGE_NS)
+		return 0;
+	return refresh_offset(c);
 }
 
 int dt_coord_offset(struct dt_coord *c, int64_t *offset_ns,
@@ -893,11 +902,9 @@ int dt_coord_case(struct dt_coord *c, uint64_t epoch, const char *tcase,
 	pthread_mutex_lock(&c->lock);
 	snprintf(what, sizeof(what), "start of case '%s' #%llu", tcase,
 		 (unsigned long long)epoch);
-	if (mono_ns() - c->offset_at > OFFSET_MAX_AGE_NS) {
-		rc = refresh_offset(c);
-		if (rc)
-			goto out;
-	}
+	rc = refresh_offset_if_old(c);
+	if (rc)
+		goto out;
 	memset(&a, 0, sizeof(a));
 	memset(&r, 0, sizeof(r));
 	a.token = c->token;
