@@ -284,9 +284,13 @@ int dt_rename_noreplace(struct dt_worker *w, const char *from, const char *to);
 /*
  * Does the target do RENAME_NOREPLACE?  Probes it once in the case's
  * scratch directory (unrecorded, like setup): 1 yes, 0 no (*why says
- * why: no backend call, or EINVAL from the target), or -errno when the
- * probe itself failed.
+ * why: no backend call, or EINVAL from the target), -errno when the
+ * probe could not run (*why names the step), or DT_PROBE_FAILED when the
+ * target's answer was itself inconsistent (the rename of the file the
+ * probe had just created found no such file): the case has failed with
+ * the evidence; end it.
  */
+#define DT_PROBE_FAILED	(-100000)
 int dt_rename_noreplace_supported(struct dt_run *r, char *why, size_t len);
 int dt_link(struct dt_worker *w, const char *from, const char *to);
 int dt_readdir(struct dt_worker *w, const char *path);	/* records list */

@@ -549,7 +549,8 @@ int dt_rename_noreplace_supported(struct dt_run *r, char *why, size_t len)
 {
 	const struct dt_backend_ops *ops = r->target->ops;
 	char a[DT_PATH_MAX], b[DT_PATH_MAX];
-	int rc;
+	struct dt_stat st;
+	int rc, look;
 
 	if (!ops->rename_noreplace) {
 		snprintf(why, len, "backend %s has no RENAME_NOREPLACE (NFS "
@@ -560,9 +561,32 @@ int dt_rename_noreplace_supported(struct dt_run *r, char *why, size_t len)
 	dt_pathbuf(r, a, sizeof(a), "noreplace.probe.%d", r->host);
 	dt_pathbuf(r, b, sizeof(b), "noreplace.probe.%d.to", r->host);
 	rc = ops->create(r->conn, a, true, NULL);
-	if (rc < 0)
+	if (rc < 0) {
+		snprintf(why, len, "create %s: %s", a, dt_strerr(rc));
 		return rc;
+	}
 	rc = ops->rename_noreplace(r->conn, a, b);
+	if (rc == -ENOENT) {
+		/*
+		 * This host created a a moment ago and no other host touches
+		 * it: a rename that finds no source is the target's
+		 * inconsistency (a verdict with evidence), not a setup error.
+		 */
+		memset(&st, 0, sizeof(st));
+		look = ops->lookup(r->conn, a, &st);
+		dt_fail(r, "probe RENAME_NOREPLACE",
+			"renameat2 of a file this host created a moment before "
+			"(no other host touches it) succeeds, or answers EINVAL "
+			"when unsupported", dt_fmt("ENOENT; a lookup of it right "
+			"after: %s", look < 0 ? dt_strerr(look) :
+			dt_fmt("present, fileid %llu",
+			       (unsigned long long)st.fileid)),
+			"rename(%s, %s, RENAME_NOREPLACE) = ENOENT", a, b);
+		(void)ops->unlink(r->conn, a);
+		snprintf(why, len, "the probe's rename of its own file answered "
+			 "ENOENT (a failure above)");
+		return DT_PROBE_FAILED;
+	}
 	(void)ops->unlink(r->conn, rc ? a : b);
 	if (rc == -EINVAL) {
 		snprintf(why, len, "the target answers EINVAL to renameat2 "
@@ -571,6 +595,9 @@ int dt_rename_noreplace_supported(struct dt_run *r, char *why, size_t len)
 			 "the server");
 		return 0;
 	}
+	if (rc < 0)
+		snprintf(why, len, "rename(%s, %s, RENAME_NOREPLACE): %s", a,
+			 b, dt_strerr(rc));
 	return rc < 0 ? rc : 1;
 }
 

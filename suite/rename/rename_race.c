@@ -315,8 +315,10 @@ static void run_noreplace(struct dt_run *r)
 	long rounds;
 	int rc = dt_rename_noreplace_supported(r, why, sizeof(why));
 
+	if (rc == DT_PROBE_FAILED)
+		return;
 	if (rc < 0)
-		dt_broken(r, "probe RENAME_NOREPLACE: %s", dt_strerr(rc));
+		dt_broken(r, "probe RENAME_NOREPLACE: %s", why);
 	if (!rc)
 		dt_skip(r, "RENAME_NOREPLACE unsupported: %s", why);
 	dt_run_workers(r, nworkers(r), noreplace_worker, NULL);
