@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "coord/coord.h"
@@ -195,6 +196,20 @@ static void case_child(const struct dt_test *t, const struct dt_case *c,
 		/* debug knob: hang outside any op to prove the hard timeout */
 		for (;;)
 			pause();
+	}
+	if (dt_hang_op && !strcmp(dt_hang_op, "busy")) {
+		/*
+		 * debug knob: a case that keeps completing ops but never
+		 * ends (a load too slow for its timeout): out of time, not
+		 * hung.  Paced so that it does not spin a CPU.
+		 */
+		const struct timespec pace = { 0, 10 * 1000 * 1000 };
+
+		for (;;) {
+			__atomic_add_fetch(&dt_shared->ops, 1,
+					   __ATOMIC_RELAXED);
+			nanosleep(&pace, NULL);
+		}
 	}
 	if ((t->needs & DT_NEED_POSIX) && tgt->ops != &dt_posix_ops)
 		dt_skip(&r, "needs a POSIX path target (got %s)", tgt->label);
@@ -441,6 +456,15 @@ int dt_run_case(int num, const struct dt_test *t, const struct dt_case *c,
 						   __ATOMIC_ACQUIRE);
 		double waited_s = waiting ? (double)(dt_now_ns() - waiting) / 1e9
 					  : 0;
+		/*
+		 * Out of time but not stuck: ops still completed lately and
+		 * no task sleeps in the kernel uninterruptibly.  A loaded
+		 * machine, not a hang: no verdict (a hang needs evidence).
+		 */
+		unsigned long long recent_ops = dt_case_recent_ops();
+		bool progressing = status == -ETIMEDOUT && !stuck_exiting &&
+				   !waiting && recent_ops > 0 &&
+				   dt_tasks_in_d_state(pid) == 0;
 
 		dt_collect_stacks(pid, 0, evidence, sizeof(evidence));
 		/* what the kernel said meanwhile ("server not responding") */
@@ -450,11 +474,13 @@ int dt_run_case(int num, const struct dt_test *t, const struct dt_case *c,
 						      c->name), &hang);
 		dt_capture_close(&cap);
 		/* the other hosts' verdict names this host and why */
-		hung = status == -ETIMEDOUT;
+		hung = status == -ETIMEDOUT && !progressing;
 		dt_mh_case_lost(dt_fmt("%s.%s %s", t->name, c->name,
 				 hang.unreaped ? "hung: its tasks stay stuck "
 						 "in the kernel (a leftover)"
 				 : hung ? "hung: killed at the timeout"
+				 : progressing ? "out of time (still "
+						 "progressing): killed"
 					: "killed"));
 		/* a hang is the system's failure; an interrupt gives no verdict */
 		outcome = status == -ETIMEDOUT ? DT_FAIL : DT_BROKEN;
@@ -472,6 +498,15 @@ int dt_run_case(int num, const struct dt_test *t, const struct dt_case *c,
 				 "hung: the case ended but its tasks stayed "
 				 "stuck in the kernel past the %d s grace",
 				 DT_REAP_GRACE_S);
+		} else if (progressing) {
+			outcome = DT_BROKEN;
+			snprintf(dt_shared->reason, sizeof(dt_shared->reason),
+				 "out of time, not hung: no verdict within the "
+				 "%d s timeout, yet %llu ops completed in its "
+				 "last %d-%d s and no task was stuck in the "
+				 "kernel (too slow a machine for the load)",
+				 timeout, recent_ops, DT_PROGRESS_S,
+				 2 * DT_PROGRESS_S);
 		} else if (status == -ETIMEDOUT)
 			snprintf(dt_shared->reason, sizeof(dt_shared->reason),
 				 "hung: no verdict within the %d s timeout",

@@ -94,6 +94,44 @@ void dt_capture_close(struct dt_capture *c)
  * later has tasks stuck in the kernel: no use waiting for the timeout,
  * -ETIMEDOUT with *stuck_exiting set.
  */
+/* ops at the last two progress notes: what the case did lately */
+static unsigned long long ops_at_note, ops_at_note_before;
+
+unsigned long long dt_case_recent_ops(void)
+{
+	unsigned long long now = __atomic_load_n(&dt_shared->ops,
+						 __ATOMIC_RELAXED);
+
+	return now - ops_at_note_before;
+}
+
+int dt_tasks_in_d_state(pid_t pid)
+{
+	char path[64], buf[512], *p;
+	struct dirent *d;
+	DIR *dir;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	dir = opendir(path);
+	if (!dir)
+		return 0;
+	while ((d = readdir(dir))) {
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%.16s/stat",
+			 (int)pid, d->d_name);
+		buf[0] = 0;
+		dt_read_small(path, buf, sizeof(buf));
+		/* "pid (comm) S ...": comm may hold blanks and parentheses */
+		p = strrchr(buf, ')');
+		if (p && p[1] == ' ' && p[2] == 'D')
+			n++;
+	}
+	closedir(dir);
+	return n;
+}
+
 int dt_wait_case(pid_t pid, uint64_t t0, uint64_t deadline,
 		 struct dt_capture *cap, bool *stuck_exiting)
 {
@@ -101,6 +139,8 @@ int dt_wait_case(pid_t pid, uint64_t t0, uint64_t deadline,
 	uint64_t grace = DT_REAP_GRACE_S * 1000000000ull;
 
 	*stuck_exiting = false;
+	ops_at_note = ops_at_note_before = __atomic_load_n(&dt_shared->ops,
+							   __ATOMIC_RELAXED);
 	for (;;) {
 		uint64_t now = dt_now_ns(), until = now + 1000000000ull;
 
@@ -121,10 +161,11 @@ int dt_wait_case(pid_t pid, uint64_t t0, uint64_t deadline,
 			return -ETIMEDOUT;
 		}
 		if (now >= next_note) {
+			ops_at_note_before = ops_at_note;
+			ops_at_note = __atomic_load_n(&dt_shared->ops,
+						      __ATOMIC_RELAXED);
 			printf("# still running: %.0f s, ops %llu\n",
-			       (double)(now - t0) / 1e9,
-			       (unsigned long long)__atomic_load_n(
-				       &dt_shared->ops, __ATOMIC_RELAXED));
+			       (double)(now - t0) / 1e9, ops_at_note);
 			next_note += DT_PROGRESS_S * 1000000000ull;
 		}
 	}

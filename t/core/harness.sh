@@ -11,7 +11,7 @@ tmp=$(mktemp -d /tmp/dt-harness.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 n=0 failed=0
 ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok $n - $2"; failed=1; fi; }
-echo "1..17"
+echo "1..18"
 
 # usage errors: 64, target errors: 65, before anything is touched
 "$bin" --target "$tmp" --threads 0 >/dev/null 2>"$tmp.err"; rc=$?
@@ -51,6 +51,10 @@ el=$(( $(date +%s) - t0 ))
 ok $(( rc == 1 && el < 10 ? 0 : 1 )) "a hung case is killed at its 3 s timeout (exit $rc after ${el}s)"
 ok $(( $(grep -c 'hung: no verdict within the 3 s timeout' <<<"$out") == 1 ? 0 : 1 )) "... and reported as hung with its stacks"
 ok $(( $(pgrep -f -c -- "--hang-op" || true) == 0 ? 0 : 1 )) "... no process of it is left"
+
+# out of time but still completing ops, nothing stuck: no verdict, not a hang
+out=$("$bin" --target "$tmp/t" --case absent --hang-op busy --timeout 4 2>&1); rc=$?
+ok $(( rc != 0 && $(grep -c 'BROKEN: out of time, not hung: no verdict within the 4 s timeout, yet [1-9][0-9]* ops completed' <<<"$out") == 1 && $(grep -c 'outcome: hung' <<<"$out") == 0 ? 0 : 1 )) "a case out of time that still completes ops is BROKEN (out of time), not hung (exit $rc)"
 
 # nothing left in the target after all that
 left=$(find "$tmp/t" -mindepth 1 -maxdepth 1 -name 'dentrace.*' | wc -l)
