@@ -10,13 +10,20 @@
 static const int enoent[] = { ENOENT, 0 };
 static const int eexist[] = { EEXIST, 0 };
 
-/* K unlinks of X: the winners listed get 0, the rest ENOENT */
+/* K ops of X: the winners listed get 0, the rest loser */
 static void race(struct dt_history *h, enum dt_opcode op, int k,
 		 unsigned winner_mask, int loser)
 {
-	for (int t = 0; t < k; t++)
-		ev(h, t, op, X, NULL, (winner_mask >> t) & 1 ? 0 : loser, 0,
-		   100 + t, 200 + t);
+	for (int t = 0; t < k; t++) {
+		size_t i = ev(h, t, op, X, NULL,
+			      (winner_mask >> t) & 1 ? 0 : loser, 0, 100 + t,
+			      200 + t);
+
+		/* the race is of exclusive creates: dt_create(w, p, true)
+		 * records them with DT_EVF_EXCL, as here */
+		if (op == DT_OP_CREATE)
+			h->ev[i].flags |= DT_EVF_EXCL;
+	}
 }
 
 /* 4 exclusive creates of s/srcT, then their no-replace renames onto X */
