@@ -1595,6 +1595,11 @@ static int event_op(struct ctx *C, size_t i, struct op *o)
 			return 0;	/* a absent, or b's parent moved away */
 		} else if (err == ENOENT) {
 			*o = read_op((uint32_t)i, a, false, 0, 0);
+		} else if ((err == EEXIST || err == ENOTEMPTY) &&
+			   !C->N.v[b].below_renamed) {
+			/* b is there: a directory not empty (rename(2)), or
+			 * of a type a cannot replace (NFSv4 NFS4ERR_EXIST) */
+			*o = read_op((uint32_t)i, b, true, 0, TM_ANY);
 		} else if (err == EINVAL || err == EEXIST || err == ENOTEMPTY ||
 			   err == EISDIR || err == ENOTDIR || err == EXDEV ||
 			   err == EBUSY) {
@@ -3006,7 +3011,8 @@ const struct dt_check_coverage dt_check_coverage[] = {
 	{ "link", true, "b ABSENT -> PRESENT(F of a); EEXIST, ENOENT, EPERM read" },
 	{ "rename", true, "a -> b incl. rename-over and same-file no-op; a "
 			  "directory takes the paths below it along; into "
-			  "itself is a violation; ENOENT read" },
+			  "itself is a violation; ENOENT, EEXIST, ENOTEMPTY "
+			  "read" },
 	{ "rename-noreplace", true, "a -> b only if b absent, atomically; "
 				    "EEXIST -> b PRESENT; EINVAL (flag not "
 				    "supported) no information" },

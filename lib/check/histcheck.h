@@ -41,9 +41,10 @@
  *                    old entry replaced; file over dir or dir over file
  *                    cannot succeed).  When a and b name the same file
  *                    (equal fileids, or unknown ones) POSIX says nothing
- *                    happens: both stay.  ENOENT: a ABSENT.  EINVAL,
- *                    EEXIST, ENOTEMPTY, EISDIR, ENOTDIR, EXDEV, EBUSY: no
- *                    change, nothing to check.  Renaming a directory
+ *                    happens: both stay.  ENOENT: a ABSENT.  EEXIST,
+ *                    ENOTEMPTY: b PRESENT (a directory not empty, or for
+ *                    NFSv4 of a type a cannot replace).  EINVAL, EISDIR,
+ *                    ENOTDIR, EXDEV, EBUSY: no change, nothing to check.  Renaming a directory
  *                    moves the paths below it (see "Directories" below).
  *                    Success with b below a (into itself) or a below b
  *                    (onto its own non-empty ancestor) is a violation by

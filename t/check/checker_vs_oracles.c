@@ -81,7 +81,6 @@ static const struct gap {
 	{ "oracle_readdir", "invented", "a name with no recorded change may be a fixture: the checker cannot tell it from an invented one" },
 	{ "oracle_readdir", "grandchild", "a name with no recorded change may be a fixture: the checker cannot tell it from an invented one" },
 	{ "oracle_coherence_never", "prefix", "a name with no recorded change may be a fixture: the checker cannot tell it from an invented one" },
-	{ "oracle_race_one_source", "EEXIST", "rename EEXIST is a POSIX answer (target a non-empty dir): the checker takes it as no change" },
 	{ NULL, NULL, NULL },
 };
 

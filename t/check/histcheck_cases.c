@@ -725,6 +725,22 @@ static void dir_loop_case(void)
 	ev(&h, 1, DT_OP_RENAME, "s/d/sub", "s/d", 0, 0, 10, 20);
 	judge(&h, &strict, DT_CHECK_VIOLATION, "into itself", 2,
 	      "bad: a directory renamed onto its own parent succeeded");
+
+	/* EEXIST / ENOTEMPTY: the target is there (a dir not empty) */
+	ev(&h, SETUP, DT_OP_MKDIR, "s/d", NULL, 0, 0, 0, 1);
+	ev(&h, SETUP, DT_OP_MKDIR, "s/t", NULL, 0, 0, 0, 1);
+	ev_excl(&h, SETUP, "s/t/f", 0, 3, 2, 3);
+	ev(&h, 1, DT_OP_RENAME, "s/d", "s/t", -EEXIST, 0, 10, 20);
+	ev(&h, 2, DT_OP_RENAME, "s/d", "s/t", -ENOTEMPTY, 0, 10, 20);
+	judge(&h, &strict, DT_CHECK_CONSISTENT, NULL, NO_EVENT,
+	      "good: rename onto a dir with a file in it: EEXIST, ENOTEMPTY");
+
+	ev(&h, SETUP, DT_OP_MKDIR, "s/d", NULL, 0, 0, 0, 1);
+	ev(&h, 2, DT_OP_LOOKUP, "s/t", NULL, -ENOENT, 0, 2, 3);
+	ev(&h, 1, DT_OP_RENAME, "s/d", "s/t", -EEXIST, 0, 10, 20);
+	ev(&h, 2, DT_OP_LOOKUP, "s/t", NULL, -ENOENT, 0, 30, 40);
+	judge(&h, &strict, DT_CHECK_VIOLATION, "rename of s/t", NO_EVENT,
+	      "bad: rename EEXIST onto a name that was never there");
 }
 
 /* clocks: two hosts 30 ns apart are only ordered with a skew below that */
