@@ -75,7 +75,6 @@ static const struct gap {
 	/* file data */
 	{ "oracle_race_open_reads", "empty read + long read", "the bytes a READ returns are file data: the checker judges that a read on an open file succeeds, not what it returns" },
 	/* the oracle knows a setup the history does not hold */
-	{ "oracle_one_winner", "=bad: zero winners", "the name's creation is not in the history (setup): its initial state is unknown" },
 	{ "oracle_rename_chain", "early", "the next name's earlier state is not in the history: unknown, may have held the file" },
 	{ "oracle_rename_chain", "never was", "a name with no recorded change may be a fixture: the checker cannot tell it from an invented one" },
 	{ "oracle_readdir", "invented", "a name with no recorded change may be a fixture: the checker cannot tell it from an invented one" },
