@@ -3017,7 +3017,8 @@ const struct dt_check_coverage dt_check_coverage[] = {
 				    "EEXIST -> b PRESENT; EINVAL (flag not "
 				    "supported) no information" },
 	{ "readdir", true, "one atomic read per known child inside the listing; "
-			   "duplicates are violations" },
+			   "duplicates are violations (not one name with two "
+			   "fileids: removed and made again)" },
 	{ "read", true, "on the thread's open handle: must not fail "
 			"(open file outlives its name); bytes not judged" },
 	{ "close", true, "on the thread's open handle: must not fail; ends "
