@@ -124,8 +124,10 @@ struct name {
 	uint32_t mark;		/* listing stamp (pass 2) */
 	uint64_t mark_fid;
 	uint32_t mut_off, nmut;	/* its changing ops' intervals (collapse) */
-	uint8_t dirty;		/* a dir renamed or removed */
+	uint8_t dirty;		/* a dir removed (rmdir) */
 	uint8_t excluded;	/* not judged: below a dirty dir */
+	uint8_t renamed;	/* a successful rename's source or target */
+	uint8_t below_renamed;	/* has a renamed ancestor: moves with it */
 };
 
 struct arena_blk {
@@ -303,11 +305,43 @@ struct op {
 	uint8_t present;	/* K_READ: present (1) or absent (0) */
 	uint8_t tmask;		/* K_READ/K_REMOVE: types allowed; K_CREATE: made */
 	uint8_t listing;	/* a read that is one path of a READDIR */
+	uint32_t tree;		/* K_RENAME*: index of its struct tree, or NONE */
+};
+
+/*
+ * A rename that moves the paths below its source (a directory with known
+ * children) or must check its target's parent (a directory that is moved
+ * in the history).  pairs[off .. off + 2n) are (x, y): x = a/s, y = b/s
+ * for every suffix s the history knows below a or b; either may be NONE
+ * (a path nobody names).  On the move y takes x's state (UNKNOWN when x is
+ * NONE) after checking y was not present (the target is an empty dir or
+ * absent), and x becomes absent.  par: b's parent, which must be present
+ * and not a file, or NONE.
+ */
+struct tree {
+	uint32_t off, n;
+	uint32_t par;
 };
 
 static bool op_changes(const struct op *o)
 {
 	return o->kind != K_READ;
+}
+
+/*
+ * The paths op o changes beyond a and b: those below its tree move's
+ * source and target (NONE entries skipped by the caller); *n of them.
+ */
+static const uint32_t *op_tree_paths(const struct op *o,
+				     const struct tree *trees,
+				     const uint32_t *pairs, uint32_t *n)
+{
+	if (o->tree == NONE) {
+		*n = 0;
+		return NULL;
+	}
+	*n = 2 * trees[o->tree].n;
+	return pairs + trees[o->tree].off;
 }
 
 /* ---- the search ---------------------------------------------------------- */
@@ -339,6 +373,13 @@ struct frame {
 	uint8_t variant, eager, nundo;
 	uint32_t uname[2];
 	struct nst uold[2];
+	uint32_t tree_undo;	/* S->tu entries above this are this op's */
+};
+
+/* the old state of a path below a moved directory (undo of a tree move) */
+struct tree_undo {
+	uint32_t name;
+	struct nst old;
 };
 
 #define HEAD 0
@@ -367,6 +408,10 @@ struct search {
 	uint32_t deepest;
 	uint32_t blocked;	/* position in the subset, NONE if none */
 	struct nst blocked_st[2];
+	const struct tree *trees;	/* of the ops' tree moves */
+	const uint32_t *pairs;		/* local ids */
+	struct tree_undo *tu;		/* undo stack of the tree moves */
+	uint32_t ntu;
 };
 
 /* one more search step: false while budget and time last */
@@ -577,6 +622,58 @@ static bool two_paths(const struct op *o)
 	       o->kind == K_RENAME_NR;
 }
 
+/*
+ * May a rename with tree t succeed now?  Its target's parent must be a
+ * directory that is there; when it moves, nothing may be below its target
+ * (an empty directory, or nothing).
+ */
+static bool tree_allows(const struct search *S, const struct tree *t,
+			bool moved)
+{
+	if (t->par != NONE) {
+		const struct nst *p = &S->st[t->par];
+
+		if (p->kind == S_ABSENT ||
+		    (p->kind == S_PRESENT && p->type == T_FILE))
+			return false;
+	}
+	if (moved)
+		for (uint32_t i = 0; i < t->n; i++) {
+			uint32_t y = S->pairs[t->off + 2 * i + 1];
+
+			if (y != NONE && S->st[y].kind == S_PRESENT)
+				return false;
+		}
+	return true;
+}
+
+static void tree_set(struct search *S, uint32_t name, const struct nst *v)
+{
+	if (nst_eq(&S->st[name], v))
+		return;
+	S->tu[S->ntu].name = name;
+	S->tu[S->ntu++].old = S->st[name];
+	set_state(S, name, v);
+}
+
+/* the paths below the source move below the target */
+static void tree_move(struct search *S, const struct tree *t)
+{
+	static const struct nst absent = { .kind = S_ABSENT };
+	static const struct nst unknown = { .kind = S_UNKNOWN };
+
+	for (uint32_t i = 0; i < t->n; i++) {
+		uint32_t x = S->pairs[t->off + 2 * i];
+		uint32_t y = S->pairs[t->off + 2 * i + 1];
+
+		/* x and y are never the same path: suffixes of a and b */
+		if (y != NONE)
+			tree_set(S, y, x != NONE ? &S->st[x] : &unknown);
+		if (x != NONE)
+			tree_set(S, x, &absent);
+	}
+}
+
 /* Try op k with variant v; on success record the undo in f. */
 static bool try_apply(struct search *S, uint32_t k, int v, struct frame *f,
 		      int *nvar)
@@ -588,10 +685,16 @@ static bool try_apply(struct search *S, uint32_t k, int v, struct frame *f,
 	if (!model_step(o, &S->st[o->a], two ? &S->st[o->b] : NULL, v, &nA,
 			&nB, nvar))
 		return false;
+	/* a rename's move leaves a absent; "the same file" keeps it */
+	bool moved = o->tree != NONE && nA.kind == S_ABSENT;
+
+	if (o->tree != NONE && !tree_allows(S, &S->trees[o->tree], moved))
+		return false;
 	f->k = k;
 	f->variant = (uint8_t)v;
 	f->eager = 0;
 	f->nundo = 0;
+	f->tree_undo = S->ntu;
 	if (!nst_eq(&nA, &S->st[o->a])) {
 		f->uname[f->nundo] = o->a;
 		f->uold[f->nundo++] = S->st[o->a];
@@ -602,6 +705,8 @@ static bool try_apply(struct search *S, uint32_t k, int v, struct frame *f,
 		f->uold[f->nundo++] = S->st[o->b];
 		set_state(S, o->b, &nB);
 	}
+	if (moved)
+		tree_move(S, &S->trees[o->tree]);
 	S->h1 ^= lin_hash(S->pos[k], SEED1);
 	S->h2 ^= lin_hash(S->pos[k], SEED2);
 	return true;
@@ -609,6 +714,10 @@ static bool try_apply(struct search *S, uint32_t k, int v, struct frame *f,
 
 static void undo(struct search *S, const struct frame *f)
 {
+	while (S->ntu > f->tree_undo) {
+		S->ntu--;
+		set_state(S, S->tu[S->ntu].name, &S->tu[S->ntu].old);
+	}
 	for (int i = f->nundo - 1; i >= 0; i--)
 		set_state(S, f->uname[i], &f->uold[i]);
 	S->h1 ^= lin_hash(S->pos[f->k], SEED1);
@@ -831,6 +940,12 @@ struct ctx {
 	struct dt_judge direct_judge;	/* judge's history, v = &direct */
 	char direct_dup[DT_EV_NAME];	/* the name listed twice, if that */
 	size_t direct_open;	/* the OPEN of a failed handle op, or NONE */
+	/* tree moves: per event (NONE or an index into trees) */
+	uint32_t *ev_tree;
+	struct tree *trees;
+	size_t ntrees, captrees;
+	uint32_t *pairs;	/* (x, y) global ids, then local */
+	size_t npairs, cappairs;	/* in pairs, not ids */
 };
 
 static int push_op(struct ctx *C, const struct op *o)
@@ -1005,6 +1120,229 @@ static int judge_handles(struct ctx *C)
 	return 0;
 }
 
+/* is path q strictly below path p ("p/...")? */
+static bool is_below(const struct name *q, const struct name *p)
+{
+	return q->len > p->len && q->path[p->len] == '/' &&
+	       (!p->len || !memcmp(q->path, p->path, p->len));
+}
+
+/* rename(a, b) with b below a (into itself) or a below b (onto its own
+ * ancestor, never empty): POSIX lets neither succeed */
+static bool rename_nests(const struct ctx *C, uint32_t a, uint32_t b)
+{
+	return is_below(&C->N.v[b], &C->N.v[a]) ||
+	       is_below(&C->N.v[a], &C->N.v[b]);
+}
+
+static int u64_cmp(const void *x, const void *y);
+static size_t count_below(const uint64_t *v, size_t n, uint64_t x);
+
+/*
+ * (ancestor << 32 | path) for every path below a renamed one, sorted: the
+ * paths a rename of the ancestor moves.  Marks below_renamed.  *out NULL
+ * when there are none.
+ */
+static int below_renamed(struct ctx *C, uint64_t **out, size_t *n)
+{
+	size_t cap = 0;
+
+	*out = NULL;
+	*n = 0;
+	for (uint32_t x = 0; x < C->N.n; x++) {
+		struct name *nm = &C->N.v[x];
+
+		for (const char *p = nm->path; (p = memchr(p, '/',
+			nm->len - (size_t)(p - nm->path))); p++) {
+			uint32_t anc = names_find(&C->N, nm->path,
+						  (size_t)(p - nm->path));
+
+			if (anc == NONE || !C->N.v[anc].renamed)
+				continue;
+			C->N.v[x].below_renamed = 1;
+			if (*n == cap) {
+				uint64_t *v = realloc(*out, (cap = cap ? 2 * cap : 256) *
+							    sizeof(*v));
+
+				if (!v)
+					return -ENOMEM;
+				*out = v;
+			}
+			(*out)[(*n)++] = (uint64_t)anc << 32 | x;
+		}
+	}
+	if (*n > 1)
+		qsort(*out, *n, sizeof(**out), u64_cmp);
+	return 0;
+}
+
+/* the range of desc[0..n) whose ancestor is anc */
+static size_t desc_first(const uint64_t *desc, size_t n, uint32_t anc,
+			 size_t *end)
+{
+	size_t lo = count_below(desc, n, (uint64_t)anc << 32);
+
+	*end = count_below(desc, n, (uint64_t)(anc + 1) << 32);
+	return lo;
+}
+
+/* the path to + the suffix of x below from ("to/s" for x = "from/s") */
+static uint32_t counterpart(struct ctx *C, uint32_t x, uint32_t from,
+			    uint32_t to, bool add)
+{
+	char buf[4096];
+	const struct name *xn = &C->N.v[x], *fn = &C->N.v[from],
+			  *tn = &C->N.v[to];
+	size_t sl = xn->len - fn->len - (fn->len ? 1 : 0);
+	size_t len = tn->len ? tn->len + 1 + sl : sl;
+
+	if (len >= sizeof(buf))
+		return NONE;	/* not a path anybody names: not tracked */
+	memcpy(buf, tn->path, tn->len);
+	if (tn->len)
+		buf[tn->len] = '/';
+	memcpy(buf + (tn->len ? tn->len + 1 : 0), xn->path + xn->len - sl, sl);
+	buf[len] = '\0';
+	return add ? names_intern(&C->N, buf, len, true)
+		   : names_find(&C->N, buf, len);
+}
+
+static int push_pair(struct ctx *C, uint32_t x, uint32_t y)
+{
+	if (C->npairs == C->cappairs) {
+		size_t cap = C->cappairs ? 2 * C->cappairs : 256;
+		uint32_t *v = realloc(C->pairs, 2 * cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		C->pairs = v;
+		C->cappairs = cap;
+	}
+	C->pairs[2 * C->npairs] = x;
+	C->pairs[2 * C->npairs++ + 1] = y;
+
+	return 0;
+}
+
+/*
+ * Tree moves.  A directory renamed in the history takes the paths below
+ * it along: for every successful rename a -> b, each path the history
+ * names below a has its counterpart below b and the reverse (interned
+ * here, once: counterparts of counterparts are not made, so two
+ * directories renamed into each other stay finite; a path not made is
+ * not tracked, which only loses knowledge).  Too many new paths: the old
+ * way, the paths below renamed directories are left out (dirty).
+ */
+static int make_trees(struct ctx *C)
+{
+	const struct dt_history *h = C->h;
+	size_t limit = 4 * C->N.n + 100000, n = 0;
+	uint64_t *desc = NULL;
+	int rc = -ENOMEM;
+
+	C->ev_tree = malloc((h->n ? h->n : 1) * sizeof(*C->ev_tree));
+	if (!C->ev_tree)
+		return -ENOMEM;
+	for (size_t i = 0; i < h->n; i++)
+		C->ev_tree[i] = NONE;
+	for (int round = 0; round < 2; round++) {
+		free(desc);
+		if (below_renamed(C, &desc, &n))
+			goto out;
+		if (!n && round == 0)
+			break;	/* nothing below a renamed path */
+		for (size_t i = 0; i < h->n; i++) {
+			const struct dt_event *e = &h->ev[i];
+			uint32_t a, b, par = NONE;
+			size_t lo, hi, off = C->npairs;
+
+			if (e->op != DT_OP_RENAME || e->result)
+				continue;
+			a = id_of(C, e->name);
+			b = id_of(C, e->name2);
+			if (a == b || rename_nests(C, a, b))
+				continue;
+			if (round == 0) {
+				/* make the counterparts of both sides */
+				for (int side = 0; side < 2; side++) {
+					uint32_t from = side ? b : a, to = side ? a : b;
+
+					for (lo = desc_first(desc, n, from, &hi);
+					     lo < hi; lo++)
+						if (counterpart(C, (uint32_t)desc[lo],
+								from, to, true) == NONE &&
+						    C->N.n >= UINT32_MAX - 1)
+							goto out;
+				}
+				if (C->N.n > limit) {
+					rc = 0;
+					goto fallback;
+				}
+				continue;
+			}
+			for (lo = desc_first(desc, n, a, &hi); lo < hi; lo++) {
+				uint32_t x = (uint32_t)desc[lo];
+
+				if (push_pair(C, x, counterpart(C, x, a, b, false)))
+					goto out;
+			}
+			for (lo = desc_first(desc, n, b, &hi); lo < hi; lo++) {
+				uint32_t y = (uint32_t)desc[lo];
+
+				if (counterpart(C, y, b, a, false) == NONE &&
+				    push_pair(C, NONE, y))
+					goto out;
+			}
+			/* the target's parent, when it is moved itself */
+			const char *slash = memrchr(e->name2, '/', strlen(e->name2));
+
+			if (slash)
+				par = names_find(&C->N, e->name2,
+						 (size_t)(slash - e->name2));
+			if (par != NONE && !C->N.v[par].renamed &&
+			    !C->N.v[par].below_renamed)
+				par = NONE;
+			if (C->npairs == off && par == NONE)
+				continue;
+			if (C->ntrees == C->captrees) {
+				size_t cap = C->captrees ? 2 * C->captrees : 64;
+				struct tree *v = realloc(C->trees, cap * sizeof(*v));
+
+				if (!v)
+					goto out;
+				C->trees = v;
+				C->captrees = cap;
+			}
+			/* off: in pairs[] entries, two per pair */
+			C->trees[C->ntrees] = (struct tree){
+				(uint32_t)(2 * off), (uint32_t)(C->npairs - off),
+				par };
+			C->ev_tree[i] = (uint32_t)C->ntrees++;
+		}
+	}
+	rc = 0;
+	goto out;
+fallback:
+	for (uint32_t x = 0; x < C->N.n; x++)
+		if (C->N.v[x].renamed)
+			C->N.v[x].dirty = 1;
+	C->ntrees = C->npairs = 0;
+	for (size_t i = 0; i < h->n; i++)
+		C->ev_tree[i] = NONE;
+out:
+	free(desc);
+	return rc;
+}
+
+/* leave path x out (NONE: nothing); true if it was not already */
+static bool exclude(struct ctx *C, uint32_t x)
+{
+	if (x == NONE || C->N.v[x].excluded)
+		return false;
+	C->N.v[x].excluded = 1;
+	return true;
+}
+
 /* pass 0: every path the history names, and which ones are not judged */
 static int intern_all(struct ctx *C)
 {
@@ -1030,14 +1368,16 @@ static int intern_all(struct ctx *C)
 					/* too long to be a path: not ours */
 					continue;
 				}
-		/* names may have moved: the table grows */
+		/* names below them move with them */
 		if (!e->result && e->op == DT_OP_RENAME) {
-			C->N.v[id_of(C, e->name)].dirty = 1;
-			C->N.v[id_of(C, e->name2)].dirty = 1;
+			C->N.v[id_of(C, e->name)].renamed = 1;
+			C->N.v[id_of(C, e->name2)].renamed = 1;
 		}
 		if (!e->result && e->op == DT_OP_RMDIR)
 			C->N.v[a].dirty = 1;
 	}
+	if (make_trees(C))
+		return -ENOMEM;
 	/* children lists, and the paths below a dirty dir */
 	for (uint32_t x = 0; x < C->N.n; x++) {
 		struct name *nm = &C->N.v[x];
@@ -1060,7 +1400,10 @@ static int intern_all(struct ctx *C)
 			}
 		}
 	}
-	/* a rename or link that ties a left-out path to another leaves it out */
+	/*
+	 * a rename or link that ties a left-out path to another leaves it
+	 * out; a tree move with a left-out path leaves out all of its paths
+	 */
 	for (bool changed = true; changed;) {
 		changed = false;
 		for (size_t i = 0; i < h->n; i++) {
@@ -1069,13 +1412,23 @@ static int intern_all(struct ctx *C)
 			if (e->result || (e->op != DT_OP_RENAME &&
 					  e->op != DT_OP_LINK))
 				continue;
-			struct name *a = &C->N.v[id_of(C, e->name)];
-			struct name *b = &C->N.v[id_of(C, e->name2)];
+			uint32_t a = id_of(C, e->name), b = id_of(C, e->name2);
+			const struct tree *tr = C->ev_tree[i] == NONE ? NULL :
+						&C->trees[C->ev_tree[i]];
+			bool any = C->N.v[a].excluded || C->N.v[b].excluded;
 
-			if (a->excluded != b->excluded) {
-				a->excluded = b->excluded = 1;
-				changed = true;
+			for (uint32_t k = 0; tr && k < 2 * tr->n + 1; k++) {
+				uint32_t x = k < 2 * tr->n ? C->pairs[tr->off + k] :
+							     tr->par;
+
+				any |= x != NONE && C->N.v[x].excluded;
 			}
+			if (!any)
+				continue;
+			changed |= exclude(C, a) | exclude(C, b);
+			for (uint32_t k = 0; tr && k < 2 * tr->n + 1; k++)
+				changed |= exclude(C, k < 2 * tr->n ?
+						   C->pairs[tr->off + k] : tr->par);
 		}
 	}
 	for (uint32_t x = 0; x < C->N.n; x++)
@@ -1089,7 +1442,8 @@ static struct op read_op(uint32_t ev, uint32_t a, bool present, uint64_t fid,
 {
 	return (struct op){ .ev = ev, .a = a, .b = NONE, .kind = K_READ,
 			    .present = present, .fid = present ? fid : 0,
-			    .tmask = present ? (uint8_t)tmask : 0 };
+			    .tmask = present ? (uint8_t)tmask : 0,
+			    .tree = NONE };
 }
 
 /*
@@ -1120,6 +1474,8 @@ static int open_creat_op(struct ctx *C, size_t i, struct op *o)
 	return 1;
 }
 
+#define RENAME_NESTED (-2)
+
 /*
  * renameat2(RENAME_NOREPLACE): success needs b absent, in the same atomic
  * step as the move; EEXIST says b was present; ENOENT a absent.  EINVAL
@@ -1135,11 +1491,16 @@ static int rename_noreplace_op(struct ctx *C, size_t i, uint32_t a,
 
 	if (!err && a == b) {
 		*o = read_op((uint32_t)i, a, true, 0, TM_ANY);
+	} else if (!err && rename_nests(C, a, b)) {
+		return RENAME_NESTED;
 	} else if (!err) {
 		o->kind = K_RENAME_NR;
 		o->b = b;
+		o->tree = C->ev_tree[i];
 	} else if (err == EEXIST) {
 		*o = read_op((uint32_t)i, b, true, 0, TM_ANY);
+	} else if (err == ENOENT && C->N.v[b].below_renamed) {
+		return 0;	/* a absent, or b's parent moved away */
 	} else if (err == ENOENT) {
 		*o = read_op((uint32_t)i, a, false, 0, 0);
 	} else if (err == EINVAL || err == ENOTEMPTY || err == EISDIR ||
@@ -1154,7 +1515,8 @@ static int rename_noreplace_op(struct ctx *C, size_t i, uint32_t a,
 
 /*
  * pass 1: the op one (non-listing) event is.  Returns 1 made an op, 0 none
- * needed (a no-change error), -1 unexpected error, -ENOMEM.
+ * needed (a no-change error), -1 unexpected error, RENAME_NESTED a rename
+ * into itself (or onto its own ancestor) that succeeded, -ENOMEM.
  */
 static int event_op(struct ctx *C, size_t i, struct op *o)
 {
@@ -1165,7 +1527,7 @@ static int event_op(struct ctx *C, size_t i, struct op *o)
 
 	if (e->op == DT_OP_RENAME || e->op == DT_OP_LINK)
 		b = id_of(C, e->name2);
-	*o = (struct op){ .ev = (uint32_t)i, .a = a, .b = NONE };
+	*o = (struct op){ .ev = (uint32_t)i, .a = a, .b = NONE, .tree = NONE };
 	switch (e->op) {
 	case DT_OP_OPEN:
 		if (e->flags & DT_EVF_CREAT)
@@ -1194,6 +1556,8 @@ static int event_op(struct ctx *C, size_t i, struct op *o)
 			*o = read_op((uint32_t)i, a, true, 0, TM_ANY);
 		} else if (err == EISDIR && e->op == DT_OP_CREATE) {
 			*o = read_op((uint32_t)i, a, true, 0, TM_DIR);
+		} else if (err == ENOENT && C->N.v[a].below_renamed) {
+			return 0;	/* its parent moved away: no information */
 		} else {
 			return -1;
 		}
@@ -1221,11 +1585,21 @@ static int event_op(struct ctx *C, size_t i, struct op *o)
 		if (!err && a == b) {
 			/* rename(p, p): POSIX does nothing, p exists */
 			*o = read_op((uint32_t)i, a, true, 0, TM_ANY);
+		} else if (!err && rename_nests(C, a, b)) {
+			return RENAME_NESTED;
 		} else if (!err) {
 			o->kind = K_RENAME;
 			o->b = b;
+			o->tree = C->ev_tree[i];
+		} else if (err == ENOENT && C->N.v[b].below_renamed) {
+			return 0;	/* a absent, or b's parent moved away */
 		} else if (err == ENOENT) {
 			*o = read_op((uint32_t)i, a, false, 0, 0);
+		} else if ((err == EEXIST || err == ENOTEMPTY) &&
+			   !C->N.v[b].below_renamed) {
+			/* b is there: a directory not empty (rename(2)), or
+			 * of a type a cannot replace (NFSv4 NFS4ERR_EXIST) */
+			*o = read_op((uint32_t)i, b, true, 0, TM_ANY);
 		} else if (err == EINVAL || err == EEXIST || err == ENOTEMPTY ||
 			   err == EISDIR || err == ENOTDIR || err == EXDEV ||
 			   err == EBUSY) {
@@ -1240,6 +1614,8 @@ static int event_op(struct ctx *C, size_t i, struct op *o)
 			o->b = b;
 		} else if (err == EEXIST) {
 			*o = read_op((uint32_t)i, b, true, 0, TM_ANY);
+		} else if (err == ENOENT && C->N.v[b].below_renamed) {
+			return 0;	/* a absent, or b's parent moved away */
 		} else if (err == ENOENT) {
 			*o = read_op((uint32_t)i, a, false, 0, 0);
 		} else if (err == EPERM) {
@@ -1296,12 +1672,17 @@ static int index_changes(struct ctx *C)
 
 	for (size_t i = 0; i < C->nops; i++) {
 		const struct op *o = &C->ops[i];
+		uint32_t nt;
+		const uint32_t *t = op_tree_paths(o, C->trees, C->pairs, &nt);
 
 		if (!op_changes(o))
 			continue;
 		C->N.v[o->a].nmut++;
 		if (o->b != NONE)
 			C->N.v[o->b].nmut++;
+		for (uint32_t j = 0; j < nt; j++)
+			if (t[j] != NONE)
+				C->N.v[t[j]].nmut++;
 	}
 	for (uint32_t x = 0; x < C->N.n; x++) {
 		C->N.v[x].mut_off = (uint32_t)total;
@@ -1321,6 +1702,18 @@ static int index_changes(struct ctx *C)
 		for (int j = 0; j < 2 && p[j] != NONE; j++) {
 			struct name *nm = &C->N.v[p[j]];
 
+			C->mut_s[nm->mut_off + nm->nmut] = o->s;
+			C->mut_e[nm->mut_off + nm->nmut++] = o->e;
+		}
+		uint32_t nt;
+		const uint32_t *t = op_tree_paths(o, C->trees, C->pairs, &nt);
+
+		for (uint32_t j = 0; j < nt; j++) {
+			struct name *nm;
+
+			if (t[j] == NONE)
+				continue;
+			nm = &C->N.v[t[j]];
 			C->mut_s[nm->mut_off + nm->nmut] = o->s;
 			C->mut_e[nm->mut_off + nm->nmut++] = o->e;
 		}
@@ -1473,6 +1866,15 @@ static int make_ops(struct ctx *C)
 			continue;
 		}
 		rc = event_op(C, i, &o);
+		if (rc == RENAME_NESTED) {
+			direct(C, i, "rename into itself succeeded: a directory "
+			       "moved below itself (or onto its own ancestor)",
+			       "EINVAL (or ENOTEMPTY/EEXIST for the ancestor): "
+			       "POSIX lets neither succeed",
+			       dt_judge_evdesc(&C->judge, i, obs, sizeof(obs)));
+			C->res->judged++;
+			continue;
+		}
 		if (rc < 0) {
 			if (C->o.accept_errors) {
 				C->res->errors_accepted++;
@@ -1522,6 +1924,15 @@ static int make_ops(struct ctx *C)
 				continue;
 			if (C->N.v[c].excluded) {
 				C->res->entries_not_judged++;
+				continue;
+			}
+			if (C->N.v[c].mark == i + 1 &&
+			    fid_conflict(C->N.v[c].mark_fid,
+					 e->list->ent[k].fileid)) {
+				/* two files: one removed, one made under the
+				 * name during the listing (POSIX leaves both
+				 * unspecified); either may be the one seen */
+				C->N.v[c].mark_fid = 0;
 				continue;
 			}
 			if (C->N.v[c].mark == i + 1) {
@@ -1582,9 +1993,19 @@ static int make_components(struct ctx *C)
 	uint32_t *root_comp;
 	size_t nc = 0;
 
-	for (size_t i = 0; i < C->nops; i++)
-		if (C->ops[i].b != NONE)
-			uf_union(&C->N, C->ops[i].a, C->ops[i].b);
+	for (size_t i = 0; i < C->nops; i++) {
+		const struct op *o = &C->ops[i];
+		uint32_t nt;
+		const uint32_t *t = op_tree_paths(o, C->trees, C->pairs, &nt);
+
+		if (o->b != NONE)
+			uf_union(&C->N, o->a, o->b);
+		for (uint32_t j = 0; j < nt; j++)
+			if (t[j] != NONE)
+				uf_union(&C->N, o->a, t[j]);
+		if (o->tree != NONE && C->trees[o->tree].par != NONE)
+			uf_union(&C->N, o->a, C->trees[o->tree].par);
+	}
 	root_comp = malloc((C->N.n ? C->N.n : 1) * sizeof(*root_comp));
 	if (!root_comp)
 		return -ENOMEM;
@@ -1627,19 +2048,27 @@ static int make_components(struct ctx *C)
 		qsort(ops, cp->n, sizeof(*ops), op_cmp);
 		cp->noff = noff;
 		for (uint32_t i = 0; i < cp->n; i++) {
-			uint32_t *p[2] = { &ops[i].a, &ops[i].b };
+			struct tree *t = ops[i].tree == NONE ? NULL :
+					 &C->trees[ops[i].tree];
+			uint32_t nt = t ? 2 * t->n + 1 : 0;
 
-			for (int j = 0; j < 2; j++) {
+			/* a, b, then the tree's paths and parent (each tree
+			 * is one op's: converted once) */
+			for (uint32_t j = 0; j < 2 + nt; j++) {
+				uint32_t *p = j == 0 ? &ops[i].a :
+					      j == 1 ? &ops[i].b :
+					      j - 2 < 2 * t->n ?
+					      &C->pairs[t->off + j - 2] : &t->par;
 				struct name *nm;
 
-				if (*p[j] == NONE)
+				if (*p == NONE)
 					continue;
-				nm = &C->N.v[*p[j]];
+				nm = &C->N.v[*p];
 				if (nm->local == NONE) {
 					nm->local = cp->nnames++;
-					C->cnames[noff++] = *p[j];
+					C->cnames[noff++] = *p;
 				}
-				*p[j] = nm->local;
+				*p = nm->local;
 			}
 		}
 	}
@@ -1713,11 +2142,14 @@ static void order_returns(struct ctx *C, const struct comp *cp)
 /*
  * fresh_creates: a path whose first change in the whole component (never
  * just the subset being shrunk: the assumption must hold for the history)
- * is a create starts ABSENT instead of UNKNOWN.  The memo hash
- * stays sound: the initial states are the same for the whole search.
+ * is a create starts ABSENT instead of UNKNOWN, while that create is in
+ * the subset (shrinking that drops it leaves the path UNKNOWN, as for any
+ * dropped prefix: else the counterexample could blame a later change for
+ * a state only the dropped create explained).  The memo hash stays sound:
+ * the initial states are the same for the whole search.
  */
 static void fresh_initial_states(struct search *S, const struct op *ops,
-				 const struct comp *cp)
+				 const struct comp *cp, const uint32_t *inset)
 {
 	enum { FIRST_UNSEEN, FIRST_CREATE, FIRST_OTHER };
 	uint64_t *earliest = calloc(cp->nnames ? cp->nnames : 1,
@@ -1733,6 +2165,8 @@ static void fresh_initial_states(struct search *S, const struct op *ops,
 		earliest[j] = UINT64_MAX;
 	for (uint32_t k = 0; k < cp->n; k++) {
 		const struct op *o = &ops[k];
+		uint32_t nt;
+		const uint32_t *t = op_tree_paths(o, S->trees, S->pairs, &nt);
 
 		if (!op_changes(o))
 			continue;
@@ -1740,6 +2174,9 @@ static void fresh_initial_states(struct search *S, const struct op *ops,
 			earliest[o->a] = o->s;
 		if (o->b != NONE && o->s < earliest[o->b])
 			earliest[o->b] = o->s;
+		for (uint32_t j = 0; j < nt; j++)
+			if (t[j] != NONE && o->s < earliest[t[j]])
+				earliest[t[j]] = o->s;
 	}
 	/* second pass: is every change starting then an exclusive create? */
 	for (uint32_t k = 0; k < cp->n; k++) {
@@ -1747,13 +2184,23 @@ static void fresh_initial_states(struct search *S, const struct op *ops,
 
 		if (!op_changes(o))
 			continue;
+		/* a create the shrinking dropped: the path may have been
+		 * anything before the kept ops (as a dropped prefix's are) */
 		if (o->s == earliest[o->a])
 			S->st[o->a].type = (o->kind == K_CREATE ||
 					    o->kind == K_CREATE_NX) &&
+					   inset[k] != NONE &&
 					   S->st[o->a].type != FIRST_OTHER ?
 					   FIRST_CREATE : FIRST_OTHER;
 		if (o->b != NONE && o->s == earliest[o->b])
 			S->st[o->b].type = FIRST_OTHER;
+		/* moved with a directory: not made here */
+		uint32_t nt;
+		const uint32_t *t = op_tree_paths(o, S->trees, S->pairs, &nt);
+
+		for (uint32_t j = 0; j < nt; j++)
+			if (t[j] != NONE && o->s == earliest[t[j]])
+				S->st[t[j]].type = FIRST_OTHER;
 	}
 	for (uint32_t j = 0; j < cp->nnames; j++)
 		S->st[j] = (struct nst){
@@ -1789,8 +2236,11 @@ static int search_subset(struct ctx *C, const struct comp *cp,
 		S->st[j] = (struct nst){ 0 };
 		S->first_change[j] = UINT64_MAX;
 	}
+	S->ntu = 0;
 	for (uint32_t k = 0; k < n; k++) {
 		const struct op *o = &ops[pos[k]];
+		uint32_t nt;
+		const uint32_t *t = op_tree_paths(o, S->trees, S->pairs, &nt);
 
 		if (!op_changes(o))
 			continue;
@@ -1798,13 +2248,16 @@ static int search_subset(struct ctx *C, const struct comp *cp,
 			S->first_change[o->a] = o->s;
 		if (o->b != NONE && o->s < S->first_change[o->b])
 			S->first_change[o->b] = o->s;
+		for (uint32_t j = 0; j < nt; j++)
+			if (t[j] != NONE && o->s < S->first_change[t[j]])
+				S->first_change[t[j]] = o->s;
 	}
-	if (C->o.fresh_creates)
-		fresh_initial_states(S, ops, cp);
 	for (uint32_t i = 0; i < cp->n; i++)
 		C->inset[i] = NONE;
 	for (uint32_t k = 0; k < n; k++)
 		C->inset[pos[k]] = k;
+	if (C->o.fresh_creates)
+		fresh_initial_states(S, ops, cp, C->inset);
 	/* merge calls (by start) and returns (by end); a call first on ties:
 	 * ops that touch are concurrent */
 	S->nx[HEAD] = TAIL;
@@ -2309,6 +2762,10 @@ static void ctx_free(struct ctx *C)
 	free(C->S.cand);
 	free(C->S.st);
 	free(C->S.first_change);
+	free(C->S.tu);
+	free(C->ev_tree);
+	free(C->trees);
+	free(C->pairs);
 	set128_free(&C->S.memo);
 	set128_free(&C->seen);
 	free(C->pos);
@@ -2396,7 +2853,10 @@ int dt_check_history(const struct dt_history *h, const struct dt_check_opts *o,
 							  maxnames;
 	}
 	res->largest = maxn;
-	if (scratch_reserve(&C, maxn, maxnames)) {
+	C.S.trees = C.trees;
+	C.S.pairs = C.pairs;
+	C.S.tu = malloc((2 * C.npairs + 1) * sizeof(*C.S.tu));
+	if (!C.S.tu || scratch_reserve(&C, maxn, maxnames)) {
 		rc = oom(res);
 		goto out;
 	}
@@ -2549,12 +3009,16 @@ const struct dt_check_coverage dt_check_coverage[] = {
 	{ "rmdir", true, "PRESENT dir -> ABSENT; ENOENT, ENOTEMPTY, ENOTDIR read" },
 	{ "unlink", true, "PRESENT non-dir -> ABSENT; ENOENT, EISDIR read" },
 	{ "link", true, "b ABSENT -> PRESENT(F of a); EEXIST, ENOENT, EPERM read" },
-	{ "rename", true, "a -> b incl. rename-over and same-file no-op; ENOENT read" },
+	{ "rename", true, "a -> b incl. rename-over and same-file no-op; a "
+			  "directory takes the paths below it along; into "
+			  "itself is a violation; ENOENT, EEXIST, ENOTEMPTY "
+			  "read" },
 	{ "rename-noreplace", true, "a -> b only if b absent, atomically; "
 				    "EEXIST -> b PRESENT; EINVAL (flag not "
 				    "supported) no information" },
 	{ "readdir", true, "one atomic read per known child inside the listing; "
-			   "duplicates are violations" },
+			   "duplicates are violations (not one name with two "
+			   "fileids: removed and made again)" },
 	{ "read", true, "on the thread's open handle: must not fail "
 			"(open file outlives its name); bytes not judged" },
 	{ "close", true, "on the thread's open handle: must not fail; ends "

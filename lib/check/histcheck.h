@@ -41,9 +41,14 @@
  *                    old entry replaced; file over dir or dir over file
  *                    cannot succeed).  When a and b name the same file
  *                    (equal fileids, or unknown ones) POSIX says nothing
- *                    happens: both stay.  ENOENT: a ABSENT.  EINVAL,
- *                    EEXIST, ENOTEMPTY, EISDIR, ENOTDIR, EXDEV, EBUSY: no
- *                    change, nothing to check.
+ *                    happens: both stay.  ENOENT: a ABSENT.  EEXIST,
+ *                    ENOTEMPTY: b PRESENT (a directory not empty, or for
+ *                    NFSv4 of a type a cannot replace).  EINVAL, EISDIR,
+ *                    ENOTDIR, EXDEV, EBUSY: no change, nothing to check.  Renaming a directory
+ *                    moves the paths below it (see "Directories" below).
+ *                    Success with b below a (into itself) or a below b
+ *                    (onto its own non-empty ancestor) is a violation by
+ *                    itself: POSIX answers EINVAL / ENOTEMPTY.
  *   RENAME a -> b    (renameat2 RENAME_NOREPLACE, "rename!") success:
  *    NOREPLACE       a PRESENT(F), b ABSENT -> a ABSENT, b PRESENT(F), b's
  *                    absence checked in the same atomic step.  EEXIST:
@@ -60,8 +65,10 @@
  *                    PRESENT(F) (F 0 = any), not listed -> ABSENT.  That is
  *                    exactly POSIX's leeway for entries added or removed
  *                    during a listing.  A name listed twice in one listing
- *                    is a violation by itself.  ENOENT: D ABSENT; ENOTDIR:
- *                    D PRESENT, not a dir.
+ *                    is a violation by itself, unless with two different
+ *                    fileids (one file removed, another made under the
+ *                    name during the listing: then PRESENT, any fileid).
+ *                    ENOENT: D ABSENT; ENOTDIR: D PRESENT, not a dir.
  *
  *   READ, CLOSE      handle lifetime, apart from the path map: on a file
  *                    its thread opened (the thread's latest successful
@@ -104,11 +111,21 @@
  *                     skew_ns / 2 on each side: two events of different
  *                     hosts are ordered only when more than skew_ns apart.
  *
- * Paths below a directory that has known children and is renamed or
- * removed in the history cannot be judged by a flat map (their names change
- * without events of their own): those paths, every path a rename or link
- * connects to them, and the events on them are left out and counted
- * (not_judged), never silently.
+ * Directories.  A successful rename a -> b moves every path the history
+ * names below a to the same suffix below b (a/s -> b/s; the counterparts
+ * are made once, so two directories renamed into each other stay finite;
+ * a counterpart not made is not tracked, which only loses knowledge): in
+ * the same atomic step b/s takes a/s's state and a/s becomes ABSENT, and
+ * no b/s may be PRESENT (the target is an empty directory or nothing).
+ * When b's parent is itself moved in the history, it must be PRESENT and
+ * not a file at that step (a rename into a directory that moved away
+ * fails: this is how two directories renamed into each other are caught).
+ * Below a moved directory, ENOENT from create, mkdir, and from rename or
+ * link onto such a path (the parent may have moved away) is no
+ * information.  Paths below a removed directory (rmdir) and every path a
+ * rename or link connects to them are still left out and counted
+ * (not_judged), never silently; so are all of a rename's moved paths when
+ * it would make more than 4x the history's paths.
  *
  * ---- How it is checked -----------------------------------------------------
  *

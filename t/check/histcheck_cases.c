@@ -5,8 +5,8 @@
  * the violation and, where it is unambiguous, the event it names), the
  * staleness bound on both sides, an overlapping history that needs a
  * linearization order other than the start order, the budget running out
- * (inconclusive, never consistent) and directory renames left out and
- * counted.
+ * (inconclusive, never consistent), directory renames moving the paths
+ * below them, and removed directories' paths left out and counted.
  */
 #include <inttypes.h>
 
@@ -340,6 +340,19 @@ static void readdir_cases(void)
 	judge(&h, &strict, DT_CHECK_VIOLATION, "duplicate", 1,
 	      "readdir lists a name twice");
 
+	/* the name removed and made again during the listing: two files */
+	ev_excl(&h, SETUP, "s/d/a", 0, 1, 0, 10);
+	ev(&h, 2, DT_OP_UNLINK, "s/d/a", NULL, 0, 0, 20, 22);
+	ev_excl(&h, 2, "s/d/a", 0, 3, 24, 26);
+	ev_rd(&h, 1, "s/d", 2, 20, 30, "a:1,a:3");
+	judge(&h, &strict, DT_CHECK_CONSISTENT, NULL, NO_EVENT,
+	      "readdir lists a re-made name twice, two fileids");
+
+	ev_excl(&h, SETUP, "s/d/a", 0, 1, 0, 10);
+	ev_rd(&h, 1, "s/d", 2, 20, 30, "a:1,a:3,a:1");
+	judge(&h, &strict, DT_CHECK_VIOLATION, "duplicate", 1,
+	      "readdir lists one file twice among another");
+
 	/* ghost: not listed before or after, nothing made it */
 	ev_excl(&h, SETUP, "s/d/a", 0, 1, 0, 10);
 	ev_rd(&h, 1, "s/d", 1, 20, 30, "a:1");
@@ -575,32 +588,159 @@ static void overlap_case(void)
 	dt_history_free(&h);
 }
 
+/* s/d with s/d/f (fileid 1) renamed to s/e over [10,20] */
+static void dir_moved(struct dt_history *h)
+{
+	ev(h, SETUP, DT_OP_MKDIR, "s/d", NULL, 0, 0, 0, 1);
+	ev_excl(h, SETUP, "s/d/f", 0, 1, 2, 3);
+	ev(h, 1, DT_OP_RENAME, "s/d", "s/e", 0, 0, 10, 20);
+}
+
+/* directories renamed: the paths below them move with them */
 static void dir_rename_case(void)
 {
 	struct dt_history h = { 0 };
 	struct dt_check_result r;
 
-	ev(&h, SETUP, DT_OP_MKDIR, "s/d", NULL, 0, 0, 0, 1);
-	ev_excl(&h, SETUP, "s/d/f", 0, 1, 2, 3);
-	ev(&h, 1, DT_OP_RENAME, "s/d", "s/e", 0, 0, 10, 20);
+	dir_moved(&h);
 	ev(&h, 2, DT_OP_LOOKUP, "s/d/f", NULL, -ENOENT, 0, 30, 40);
 	ev(&h, 2, DT_OP_LOOKUP, "s/e/f", NULL, 0, 1, 30, 40);
 	ev(&h, 2, DT_OP_LOOKUP, "s/e", NULL, 0, 0, 30, 40);
 	ev(&h, 2, DT_OP_LOOKUP, "s/d", NULL, -ENOENT, 0, 30, 40);
+	ev(&h, 2, DT_OP_CREATE, "s/d/g", NULL, -ENOENT, 0, 30, 40);
 	int rc = dt_check_history(&h, &strict, &r);
 
-	ok(rc == DT_CHECK_CONSISTENT && r.not_judged == 3 &&
-	   r.excluded_names == 2 && r.judged == 4,
-	   "directory rename: %zu events below it not judged, %zu judged, "
-	   "%zu paths left out", r.not_judged, r.judged, r.excluded_names);
-	dt_check_result_free(&r);
-
-	/* the directory itself is still judged */
-	ev(&h, 2, DT_OP_LOOKUP, "s/d", NULL, 0, 0, 30, 40);
-	rc = dt_check_history(&h, &strict, &r);
-	ok(rc == DT_CHECK_VIOLATION, "the renamed directory itself is judged");
+	ok(rc == DT_CHECK_CONSISTENT && r.not_judged == 0 &&
+	   r.excluded_names == 0 && r.judged == 8,
+	   "directory rename: the paths below it judged (%zu judged, %zu not "
+	   "judged, %zu paths left out)", r.judged, r.not_judged,
+	   r.excluded_names);
 	dt_check_result_free(&r);
 	dt_history_free(&h);
+
+	dir_moved(&h);
+	ev(&h, 2, DT_OP_LOOKUP, "s/d/f", NULL, 0, 1, 30, 40);
+	judge(&h, &strict, DT_CHECK_VIOLATION, "lookup of s/d/f", NO_EVENT,
+	      "bad: a file found at its old path below a renamed dir");
+
+	dir_moved(&h);
+	ev(&h, 2, DT_OP_LOOKUP, "s/e/f", NULL, -ENOENT, 0, 30, 40);
+	judge(&h, &strict, DT_CHECK_VIOLATION, "lookup of s/e/f", NO_EVENT,
+	      "bad: a file missing at its new path below a renamed dir");
+
+	dir_moved(&h);
+	ev(&h, 2, DT_OP_LOOKUP, "s/e/f", NULL, 0, 2, 30, 40);
+	judge(&h, &strict, DT_CHECK_VIOLATION, "lookup of s/e/f", NO_EVENT,
+	      "bad: another file at the new path below a renamed dir");
+
+	/* the directory itself is still judged */
+	dir_moved(&h);
+	ev(&h, 2, DT_OP_LOOKUP, "s/d", NULL, 0, 0, 30, 40);
+	judge(&h, &strict, DT_CHECK_VIOLATION, NULL, NO_EVENT,
+	      "the renamed directory itself is judged");
+
+	/* renamed over a directory that is not empty */
+	dir_moved(&h);
+	ev(&h, SETUP, DT_OP_MKDIR, "s/x", NULL, 0, 0, 0, 1);
+	ev_excl(&h, SETUP, "s/x/g", 0, 7, 2, 3);
+	ev(&h, 1, DT_OP_RENAME, "s/x", "s/e", 0, 0, 30, 40);
+	judge(&h, &strict, DT_CHECK_VIOLATION, "rename of s/x", NO_EVENT,
+	      "bad: a directory renamed over one that is not empty");
+
+	/* and back: the file follows both moves */
+	dir_moved(&h);
+	ev(&h, 1, DT_OP_RENAME, "s/e", "s/d", 0, 0, 30, 40);
+	ev(&h, 2, DT_OP_LOOKUP, "s/d/f", NULL, 0, 1, 50, 60);
+	ev(&h, 2, DT_OP_LOOKUP, "s/e/f", NULL, -ENOENT, 0, 50, 60);
+	judge(&h, &strict, DT_CHECK_CONSISTENT, NULL, NO_EVENT,
+	      "good: renamed there and back, the file follows");
+
+	/* removed directories: the paths below them are still left out */
+	ev(&h, SETUP, DT_OP_MKDIR, "s/d", NULL, 0, 0, 0, 1);
+	ev_excl(&h, SETUP, "s/d/f", 0, 1, 2, 3);
+	ev(&h, 1, DT_OP_UNLINK, "s/d/f", NULL, 0, 0, 10, 20);
+	ev(&h, 1, DT_OP_RMDIR, "s/d", NULL, 0, 0, 30, 40);
+	ev(&h, 2, DT_OP_LOOKUP, "s/d/f", NULL, -ENOENT, 0, 50, 60);
+	rc = dt_check_history(&h, &strict, &r);
+	ok(rc == DT_CHECK_CONSISTENT && r.not_judged == 3 &&
+	   r.excluded_names == 1,
+	   "rmdir: %zu events below it not judged, %zu paths left out",
+	   r.not_judged, r.excluded_names);
+	dt_check_result_free(&r);
+	dt_history_free(&h);
+}
+
+/* A into B races B into A (dir_loop): one may win, never both */
+static void dir_loop(struct dt_history *h, int res_ab, int res_ba)
+{
+	ev(h, SETUP, DT_OP_MKDIR, "s/A", NULL, 0, 0, 0, 1);
+	ev(h, SETUP, DT_OP_MKDIR, "s/B", NULL, 0, 0, 0, 1);
+	ev(h, 0, DT_OP_LOOKUP, "s/A", NULL, 0, 11, 2, 3);
+	ev(h, 0, DT_OP_LOOKUP, "s/B", NULL, 0, 12, 2, 3);
+	ev(h, 1, DT_OP_RENAME, "s/A", "s/B/a", res_ab, 0, 100, 200);
+	ev(h, 2, DT_OP_RENAME, "s/B", "s/A/b", res_ba, 0, 100, 200);
+}
+
+static void dir_loop_case(void)
+{
+	struct dt_history h = { 0 };
+
+	dir_loop(&h, 0, -ENOENT);
+	ev(&h, 9, DT_OP_LOOKUP, "s/A", NULL, -ENOENT, 0, 300, 310);
+	ev(&h, 9, DT_OP_LOOKUP, "s/B/a", NULL, 0, 11, 300, 310);
+	ev(&h, 9, DT_OP_LOOKUP, "s/A/b", NULL, -ENOENT, 0, 300, 310);
+	judge(&h, &strict, DT_CHECK_CONSISTENT, NULL, NO_EVENT,
+	      "good: A into B won, B into A failed ENOENT");
+
+	dir_loop(&h, -EINVAL, 0);
+	ev(&h, 9, DT_OP_LOOKUP, "s/A/b", NULL, 0, 12, 300, 310);
+	ev(&h, 9, DT_OP_LOOKUP, "s/B/a", NULL, -ENOENT, 0, 300, 310);
+	judge(&h, &strict, DT_CHECK_CONSISTENT, NULL, NO_EVENT,
+	      "good: B into A won, A into B failed EINVAL");
+
+	dir_loop(&h, 0, 0);
+	judge(&h, &strict, DT_CHECK_VIOLATION, "rename of s/", NO_EVENT,
+	      "bad: both renames won (a loop): the second target's parent "
+	      "was gone");
+
+	dir_loop(&h, 0, -ENOENT);
+	ev(&h, 9, DT_OP_LOOKUP, "s/A/b", NULL, 0, 12, 300, 310);
+	judge(&h, &strict, DT_CHECK_VIOLATION, "lookup of s/A/b", NO_EVENT,
+	      "bad: B found inside A although A moved into B");
+
+	/* into itself */
+	ev(&h, SETUP, DT_OP_MKDIR, "s/d", NULL, 0, 0, 0, 1);
+	ev(&h, 1, DT_OP_RENAME, "s/d", "s/d/x", -EINVAL, 0, 10, 20);
+	ev(&h, 1, DT_OP_RENAME, "s/d", "s/d", 0, 0, 30, 40);
+	judge(&h, &strict, DT_CHECK_CONSISTENT, NULL, NO_EVENT,
+	      "good: into itself EINVAL; onto itself a no-op");
+
+	ev(&h, SETUP, DT_OP_MKDIR, "s/d", NULL, 0, 0, 0, 1);
+	ev(&h, 1, DT_OP_RENAME, "s/d", "s/d/sub/x", 0, 0, 10, 20);
+	judge(&h, &strict, DT_CHECK_VIOLATION, "into itself", 1,
+	      "bad: a directory renamed into itself succeeded");
+
+	ev(&h, SETUP, DT_OP_MKDIR, "s/d", NULL, 0, 0, 0, 1);
+	ev(&h, SETUP, DT_OP_MKDIR, "s/d/sub", NULL, 0, 0, 2, 3);
+	ev(&h, 1, DT_OP_RENAME, "s/d/sub", "s/d", 0, 0, 10, 20);
+	judge(&h, &strict, DT_CHECK_VIOLATION, "into itself", 2,
+	      "bad: a directory renamed onto its own parent succeeded");
+
+	/* EEXIST / ENOTEMPTY: the target is there (a dir not empty) */
+	ev(&h, SETUP, DT_OP_MKDIR, "s/d", NULL, 0, 0, 0, 1);
+	ev(&h, SETUP, DT_OP_MKDIR, "s/t", NULL, 0, 0, 0, 1);
+	ev_excl(&h, SETUP, "s/t/f", 0, 3, 2, 3);
+	ev(&h, 1, DT_OP_RENAME, "s/d", "s/t", -EEXIST, 0, 10, 20);
+	ev(&h, 2, DT_OP_RENAME, "s/d", "s/t", -ENOTEMPTY, 0, 10, 20);
+	judge(&h, &strict, DT_CHECK_CONSISTENT, NULL, NO_EVENT,
+	      "good: rename onto a dir with a file in it: EEXIST, ENOTEMPTY");
+
+	ev(&h, SETUP, DT_OP_MKDIR, "s/d", NULL, 0, 0, 0, 1);
+	ev(&h, 2, DT_OP_LOOKUP, "s/t", NULL, -ENOENT, 0, 2, 3);
+	ev(&h, 1, DT_OP_RENAME, "s/d", "s/t", -EEXIST, 0, 10, 20);
+	ev(&h, 2, DT_OP_LOOKUP, "s/t", NULL, -ENOENT, 0, 30, 40);
+	judge(&h, &strict, DT_CHECK_VIOLATION, "rename of s/t", NO_EVENT,
+	      "bad: rename EEXIST onto a name that was never there");
 }
 
 /* clocks: two hosts 30 ns apart are only ordered with a skew below that */
@@ -714,6 +854,7 @@ int main(void)
 	noreplace_cases();
 	overlap_case();
 	dir_rename_case();
+	dir_loop_case();
 	skew_case();
 	own_changes_case();
 	return done();

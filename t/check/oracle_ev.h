@@ -19,13 +19,17 @@
 
 /*
  * The history the last ev()/ev_rd() appended to: verdict_is() exports it
- * when it asserts a violation and DT_BAD_HISTORY_DIR is set, so that
- * checker_vs_oracles can judge every bad history with the general checker.
+ * when DT_BAD_HISTORY_DIR is set, so that checker_vs_oracles can judge
+ * every bad history (and every good one) with the general checker.
  */
 static struct dt_history *ev_last;
 
-/* Write ev_last as "<dir>/<n>": the test name, '\n', histio form */
-static inline void export_bad_history(const char *name)
+/*
+ * Write ev_last as "<dir>/<n>" (a bad history) or "<dir>/g<n>" (a good
+ * one: checker_vs_oracles checks the checker does not flag those): the
+ * test name, '\n', histio form
+ */
+static inline void export_history(const char *name, bool good)
 {
 	static unsigned n;
 	const char *dir = getenv("DT_BAD_HISTORY_DIR");
@@ -36,7 +40,7 @@ static inline void export_bad_history(const char *name)
 
 	if (!dir || !ev_last)
 		return;
-	snprintf(path, sizeof(path), "%s/%03u", dir, n++);
+	snprintf(path, sizeof(path), "%s/%s%03u", dir, good ? "g" : "", n++);
 	if (dt_history_encode(ev_last, &buf, &len) < 0 ||
 	    !(f = fopen(path, "w")))
 		bail_out("export bad history to %s", path);
@@ -139,8 +143,7 @@ static inline bool verdict_is(int rc, const struct dt_verdict *v, int want,
 {
 	bool pass = rc == want && v->violations == want;
 
-	if (want)
-		export_bad_history(name);
+	export_history(name, !want);
 	if (want)
 		pass = pass && v->event == want_ev &&
 		       (!what_has || strstr(v->what, what_has));

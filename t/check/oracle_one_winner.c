@@ -10,13 +10,20 @@
 static const int enoent[] = { ENOENT, 0 };
 static const int eexist[] = { EEXIST, 0 };
 
-/* K unlinks of X: the winners listed get 0, the rest ENOENT */
+/* K ops of X: the winners listed get 0, the rest loser */
 static void race(struct dt_history *h, enum dt_opcode op, int k,
 		 unsigned winner_mask, int loser)
 {
-	for (int t = 0; t < k; t++)
-		ev(h, t, op, X, NULL, (winner_mask >> t) & 1 ? 0 : loser, 0,
-		   100 + t, 200 + t);
+	for (int t = 0; t < k; t++) {
+		size_t i = ev(h, t, op, X, NULL,
+			      (winner_mask >> t) & 1 ? 0 : loser, 0, 100 + t,
+			      200 + t);
+
+		/* the race is of exclusive creates: dt_create(w, p, true)
+		 * records them with DT_EVF_EXCL, as here */
+		if (op == DT_OP_CREATE)
+			h->ev[i].flags |= DT_EVF_EXCL;
+	}
 }
 
 /* 4 exclusive creates of s/srcT, then their no-replace renames onto X */
@@ -109,8 +116,12 @@ int main(void)
 	   "  verdict names both winners");
 	dt_history_free(&h);
 
-	/* bad: everybody lost */
+	/* bad: everybody lost.  The name's creation is recorded as a live
+	 * run records it (unlink_race's first worker creates it with
+	 * dt_create, exclusive), appended so the race keeps events 0..7 */
 	race(&h, DT_OP_UNLINK, 8, 0, -ENOENT);
+	h.ev[ev(&h, 0, DT_OP_CREATE, X, NULL, 0, 5, 10, 20)].flags |=
+		DT_EVF_EXCL;
 	rc = dt_oracle_one_winner(&h, DT_OP_UNLINK, X, enoent, &v);
 	verdict_is(rc, &v, 1, 0, "no winner", "bad: zero winners");
 	is_int(dt_oracle_one_winner(&h, DT_OP_UNLINK, X, enoent, NULL), 1,

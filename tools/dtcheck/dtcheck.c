@@ -487,7 +487,7 @@ int main(int argc, char **argv)
 		       (double)o.stale_ns / 1e6, (double)o.skew_ns / 1e6,
 		       r.multi_host ? "" : " (one host: not used)",
 		       o.budget ? o.budget : (uint64_t)DT_CHECK_DEFAULT_BUDGET);
-		printf("events: %zu judged, %zu not judged (below a renamed or removed directory), "
+		printf("events: %zu judged, %zu not judged (below a removed directory, or tied to one), "
 		       "%zu ignored (read/close on no open handle)", r.judged, r.not_judged, r.ignored);
 		if (r.errors_accepted)
 			printf(", %zu errors accepted as no information",
