@@ -221,6 +221,12 @@ run "lab/kmutation --sweep x" "$root/lab/kmutation" --sweep x
 ok "$(t '[ $RC = 64 ] && [ "$(err_lines)" = 1 ]')" "lab/kmutation --sweep x: exit 64, one line"
 run "lab/kmutation --sweep-only --sweep 0" "$root/lab/kmutation" --sweep-only --sweep 0
 ok "$(t '[ $RC = 64 ] && [ "$(err_lines)" = 1 ] && grep -q "runs nothing" "$tmp/err"')" "lab/kmutation --sweep-only --sweep 0: exit 64, one line"
+run "lab/kmutation --smp 2 on UML" "$root/lab/kmutation" --smp 2
+ok "$(t '[ $RC = 64 ] && [ "$(err_lines)" = 1 ] && grep -q "smp needs --vm qemu" "$tmp/err"')" "lab/kmutation --smp without --vm qemu: exit 64, one line"
+run "lab/kmutation --vm qemu, a built-in mutant" "$root/lab/kmutation" --vm qemu --tests lookup_storm --mutants vfs-dirseq-noretry
+ok "$(t '[ $RC = 64 ] && [ "$(err_lines)" = 1 ] && grep -q "a module cannot carry it" "$tmp/err"')" "lab/kmutation --vm qemu with a VFS mutant: exit 64, one line"
+run "lab/kernel/nfs-modules, a built-in mutant" "$root/lab/kernel/nfs-modules" --mutant vfs-dirseq-noretry
+ok "$(t '[ $RC = 2 ] && [ "$(err_lines)" = 1 ] && grep -q "a module cannot carry it" "$tmp/err"')" "lab/kernel/nfs-modules --mutant of built-in code: exit 2, one line"
 
 # ---- multi-host input ---------------------------------------------------
 run "--coord without --token-file" "$bin" --target "$tmp/t" --coord 127.0.0.1:1
