@@ -19,6 +19,7 @@
  * other hosts and with its own listing of the directory.
  */
 #include <errno.h>
+#include <stdio.h>
 
 #include "dentrace.h"
 
@@ -71,7 +72,109 @@ static void run_churn(struct dt_run *r)
 		dt_broken(r, "no op ran: duration too short?");
 }
 
+/*
+ * Cells: many small directories, each changed once by another host while
+ * this host looks into it, then left alone for good.  In one directory
+ * that keeps changing, a client that stamped an old answer as current is
+ * mended by the next change it notices, so only a window opened by the
+ * very last change is left for the settle check to see; here every cell
+ * gets its own last change, and the settle check reads them all after
+ * the bound.
+ *
+ * Round k has one cell per worker slot, cell.<k>.<id>; its owner host
+ * (k mod hosts) creates x in it after 0-2 lookups.  Even rounds: the
+ * other hosts' workers look up x and fresh names in the round's cells,
+ * so a LOOKUP of x is often in flight while another LOOKUP's reply brings
+ * the directory's new change attribute (a client must not stamp the
+ * older answer with the newer version).  Odd rounds: one other host
+ * looks x up (a negative entry) and renames r.a to r.b in the cell, its
+ * one change there, racing the create at the server's directory lock (the
+ * reply's "before" attributes must include the create, or the client
+ * takes the create for part of its own rename and keeps the negative
+ * entry).  Nobody else changes an odd cell.  One change per host per
+ * cell: with NFSv3's change attribute made of the directory's ctime (one
+ * tick is 10 ms on the lab's kernels), two changes in one tick look like
+ * one even to a correct client, so a cell never depends on telling apart
+ * two changes close in time.
+ */
+#define CELL_ROUNDS 12
+/* lookups per worker per even round: a few in flight at once per host */
+#define CELL_LOOKS 6
+
+static void cell_path(struct dt_run *r, char *buf, size_t len, long k,
+		      int id, const char *leaf)
+{
+	dt_pathbuf(r, buf, len, "cell.%ld.%d%s%s", k, id, leaf ? "/" : "",
+		   leaf ? leaf : "");
+}
+
+static void cells(struct dt_worker *w)
+{
+	struct dt_run *r = w->run;
+	char x[DT_PATH_MAX], a[DT_PATH_MAX], b[DT_PATH_MAX];
+
+	for (long k = 0; k < CELL_ROUNDS && dt_worker_round(w, k); k++) {
+		int owner = (int)(k % r->nhosts);
+		int renamer = (int)((k + 1) % r->nhosts);
+		uint64_t x0 = dt_rand(&w->rng);
+
+		cell_path(r, x, sizeof(x), k, w->id, "x");
+		if (r->host == owner) {
+			for (int i = 0; i < (int)(x0 % 3); i++)
+				dt_lookup(w, x, NULL);
+			dt_create(w, x, true, NULL);
+		} else if (k % 2 == 0) {
+			for (int i = 0; i < CELL_LOOKS; i++) {
+				uint64_t y = dt_rand(&w->rng);
+				/* any cell of the round: threads meet in one */
+				int id = (int)(y % (uint64_t)w->nworkers);
+				char q[32];
+
+				snprintf(q, sizeof(q), "q.%d.%d", w->gid, i);
+				cell_path(r, a, sizeof(a), k, id,
+					  y >> 32 & 1 ? "x" : q);
+				dt_lookup(w, a, NULL);
+			}
+		} else if (r->host == renamer) {
+			cell_path(r, a, sizeof(a), k, w->id, "r.a");
+			cell_path(r, b, sizeof(b), k, w->id, "r.b");
+			dt_lookup(w, x, NULL);
+			dt_rename(w, a, b);
+		}
+	}
+}
+
+static void run_cells(struct dt_run *r)
+{
+	struct dt_worker *s = dt_setup_worker(r);
+	char path[DT_PATH_MAX];
+
+	if (dt_leader(r))
+		for (long k = 0; k < CELL_ROUNDS; k++)
+			for (int id = 0; id < r->threads; id++) {
+				cell_path(r, path, sizeof(path), k, id, NULL);
+				dt_must(r, dt_mkdir(s, path), "mkdir %s", path);
+				if (k % 2 == 0)
+					continue;
+				cell_path(r, path, sizeof(path), k, id, "r.a");
+				dt_must(r, dt_create(s, path, true, NULL),
+					"create %s", path);
+			}
+	/*
+	 * The rounds bound the load, not --duration: a round is one change
+	 * per cell and the check comes after the load, so a short duration
+	 * would only judge fewer cells.  Time is still bounded: a third of
+	 * the case's timeout.
+	 */
+	r->duration = r->timeout_s / 3.0;
+	dt_run_workers(r, r->threads, cells, NULL);
+	dt_diag(r, "ops", "%zu", r->hist.n);
+	if (!r->hist.n)
+		dt_broken(r, "no op ran");
+}
+
 static const struct dt_case cases[] = {
+	{ "cells", run_cells },
 	{ "churn", run_churn },
 	{ NULL }
 };
