@@ -19,6 +19,7 @@
  * other hosts and with its own listing of the directory.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "dentrace.h"
@@ -81,25 +82,33 @@ static void run_churn(struct dt_run *r)
  * gets its own last change, and the settle check reads them all after
  * the bound.
  *
- * Round k has one cell per worker slot, cell.<k>.<id>; its owner host
- * (k mod hosts) creates x in it after 0-2 lookups.  Even rounds: the
- * other hosts' workers look up x and fresh names in the round's cells,
- * so a LOOKUP of x is often in flight while another LOOKUP's reply brings
- * the directory's new change attribute (a client must not stamp the
- * older answer with the newer version).  Odd rounds: one other host
- * looks x up (a negative entry) and renames r.a to r.b in the cell, its
- * one change there, racing the create at the server's directory lock (the
- * reply's "before" attributes must include the create, or the client
- * takes the create for part of its own rename and keeps the negative
- * entry).  Nobody else changes an odd cell.  One change per host per
- * cell: with NFSv3's change attribute made of the directory's ctime (one
- * tick is 10 ms on the lab's kernels), two changes in one tick look like
- * one even to a correct client, so a cell never depends on telling apart
- * two changes close in time.
+ * Round k's owner host (k mod hosts) creates x in each of the round's
+ * cells, cell.<k>.<i>, at once or after one lookup (the rounds start on
+ * every host at the same instant).
+ * Even rounds (EVEN_CELLS cells): the other hosts' workers share the
+ * cells, several per cell, and look up x and fresh names there, so a
+ * LOOKUP of x is in flight while another LOOKUP's reply brings the
+ * directory's new change attribute: a client must not stamp the older
+ * answer with the newer version.  Odd rounds (a cell per worker slot):
+ * one other host looks x up (a negative entry) and renames r.a to r.b,
+ * its one change in the cell, racing the create at the server's
+ * directory lock: the reply's "before" attributes must include the
+ * create, or the client takes the create for part of its own rename and
+ * keeps the negative entry.  Nobody else changes an odd cell.  One change
+ * per host per cell: with NFSv3's change attribute made of the
+ * directory's ctime (a tick is 10 ms on the lab's kernels), two changes
+ * in one tick look like one even to a correct client, so no cell depends
+ * on telling apart two changes close in time.
  */
 #define CELL_ROUNDS 12
-/* lookups per worker per even round: a few in flight at once per host */
+#define EVEN_CELLS 2
+/* lookups per worker per even round */
 #define CELL_LOOKS 6
+
+static int round_cells(const struct dt_run *r, long k)
+{
+	return k % 2 == 0 && r->threads > EVEN_CELLS ? EVEN_CELLS : r->threads;
+}
 
 static void cell_path(struct dt_run *r, char *buf, size_t len, long k,
 		      int id, const char *leaf)
@@ -116,28 +125,31 @@ static void cells(struct dt_worker *w)
 	for (long k = 0; k < CELL_ROUNDS && dt_worker_round(w, k); k++) {
 		int owner = (int)(k % r->nhosts);
 		int renamer = (int)((k + 1) % r->nhosts);
-		uint64_t x0 = dt_rand(&w->rng);
+		int ncells = round_cells(r, k), cell = w->id % ncells;
 
-		cell_path(r, x, sizeof(x), k, w->id, "x");
+		cell_path(r, x, sizeof(x), k, cell, "x");
 		if (r->host == owner) {
-			for (int i = 0; i < (int)(x0 % 3); i++)
+			if (w->id >= ncells)
+				continue;
+			if (dt_rand(&w->rng) & 1)
 				dt_lookup(w, x, NULL);
 			dt_create(w, x, true, NULL);
 		} else if (k % 2 == 0) {
+			/* the cell's first worker asks for x first, the rest
+			 * for fresh names: both in flight at the create */
 			for (int i = 0; i < CELL_LOOKS; i++) {
-				uint64_t y = dt_rand(&w->rng);
-				/* any cell of the round: threads meet in one */
-				int id = (int)(y % (uint64_t)w->nworkers);
 				char q[32];
+				bool want_x = i == 0 ? w->id < ncells :
+					      dt_rand(&w->rng) & 1;
 
 				snprintf(q, sizeof(q), "q.%d.%d", w->gid, i);
-				cell_path(r, a, sizeof(a), k, id,
-					  y >> 32 & 1 ? "x" : q);
+				cell_path(r, a, sizeof(a), k, cell,
+					  want_x ? "x" : q);
 				dt_lookup(w, a, NULL);
 			}
 		} else if (r->host == renamer) {
-			cell_path(r, a, sizeof(a), k, w->id, "r.a");
-			cell_path(r, b, sizeof(b), k, w->id, "r.b");
+			cell_path(r, a, sizeof(a), k, cell, "r.a");
+			cell_path(r, b, sizeof(b), k, cell, "r.b");
 			dt_lookup(w, x, NULL);
 			dt_rename(w, a, b);
 		}
@@ -151,7 +163,7 @@ static void run_cells(struct dt_run *r)
 
 	if (dt_leader(r))
 		for (long k = 0; k < CELL_ROUNDS; k++)
-			for (int id = 0; id < r->threads; id++) {
+			for (int id = 0; id < round_cells(r, k); id++) {
 				cell_path(r, path, sizeof(path), k, id, NULL);
 				dt_must(r, dt_mkdir(s, path), "mkdir %s", path);
 				if (k % 2 == 0)
