@@ -82,32 +82,42 @@ static void run_churn(struct dt_run *r)
  * gets its own last change, and the settle check reads them all after
  * the bound.
  *
- * Round k's owner host (k mod hosts) creates x in each of the round's
- * cells, cell.<k>.<i>, at once or after one lookup (the rounds start on
- * every host at the same instant).
- * Even rounds (EVEN_CELLS cells): the other hosts' workers share the
- * cells, several per cell, and look up x and fresh names there, so a
- * LOOKUP of x is in flight while another LOOKUP's reply brings the
- * directory's new change attribute: a client must not stamp the older
- * answer with the newer version.  Odd rounds (a cell per worker slot):
- * one other host looks x up (a negative entry) and renames r.a to r.b,
- * its one change in the cell, racing the create at the server's
- * directory lock: the reply's "before" attributes must include the
- * create, or the client takes the create for part of its own rename and
- * keeps the negative entry.  Nobody else changes an odd cell.  One change
+ * In every cell, cell.<k>.<i>, its owner host creates x, at once or
+ * after one lookup (the rounds start on every host at the same instant).
+ * Even rounds (EVEN_CELLS cells, owner host k mod hosts): the other
+ * hosts' workers share the cells, several per cell, and look up x and
+ * fresh names there, so a LOOKUP of x is in flight while another
+ * LOOKUP's reply brings the directory's new change attribute: a client
+ * must not stamp the older answer with the newer version.  Odd rounds:
+ * every host owns cells (its first half of workers create), and the next
+ * host's second half looks x up there (a negative entry) and renames r.a
+ * to r.b, its one change in the cell, racing the create at the server's
+ * directory lock (all at once: the more of them, the more often a create
+ * holds the lock while it waits for the journal): the reply's "before"
+ * attributes must include the create, or the client takes the create
+ * for part of its own rename and keeps the negative entry.  Nobody else
+ * changes an odd cell.  One change
  * per host per cell: with NFSv3's change attribute made of the
  * directory's ctime (a tick is 10 ms on the lab's kernels), two changes
  * in one tick look like one even to a correct client, so no cell depends
  * on telling apart two changes close in time.
  */
-#define CELL_ROUNDS 12
+#define CELL_ROUNDS 16
 #define EVEN_CELLS 2
 /* lookups per worker per even round */
 #define CELL_LOOKS 6
 
+/* odd rounds: the workers of each host that create (and that rename) */
+static int half(const struct dt_run *r)
+{
+	return r->threads > 1 ? r->threads / 2 : 1;
+}
+
 static int round_cells(const struct dt_run *r, long k)
 {
-	return k % 2 == 0 && r->threads > EVEN_CELLS ? EVEN_CELLS : r->threads;
+	if (k % 2)
+		return r->nhosts * half(r);
+	return r->threads > EVEN_CELLS ? EVEN_CELLS : r->threads;
 }
 
 static void cell_path(struct dt_run *r, char *buf, size_t len, long k,
@@ -123,35 +133,52 @@ static void cells(struct dt_worker *w)
 	char x[DT_PATH_MAX], a[DT_PATH_MAX], b[DT_PATH_MAX];
 
 	for (long k = 0; k < CELL_ROUNDS && dt_worker_round(w, k); k++) {
-		int owner = (int)(k % r->nhosts);
-		int renamer = (int)((k + 1) % r->nhosts);
-		int ncells = round_cells(r, k), cell = w->id % ncells;
+		int h = half(r), j = w->id % h;
+		int ncells = round_cells(r, k), cell;
 
+		if (k % 2) {
+			/* creators own cells of their host; renamers work in
+			 * the previous host's */
+			bool creates = w->id < h;
+			int owner = creates ? r->host :
+				    (r->host + r->nhosts - 1) % r->nhosts;
+
+			if (w->id >= 2 * h || r->nhosts < 2)
+				continue;
+			cell = owner * h + j;
+			cell_path(r, x, sizeof(x), k, cell, "x");
+			if (creates) {
+				if (dt_rand(&w->rng) & 1)
+					dt_lookup(w, x, NULL);
+				dt_create(w, x, true, NULL);
+				continue;
+			}
+			cell_path(r, a, sizeof(a), k, cell, "r.a");
+			cell_path(r, b, sizeof(b), k, cell, "r.b");
+			dt_lookup(w, x, NULL);
+			dt_rename(w, a, b);
+			continue;
+		}
+		cell = w->id % ncells;
 		cell_path(r, x, sizeof(x), k, cell, "x");
-		if (r->host == owner) {
+		if (r->host == (int)(k % r->nhosts)) {
 			if (w->id >= ncells)
 				continue;
 			if (dt_rand(&w->rng) & 1)
 				dt_lookup(w, x, NULL);
 			dt_create(w, x, true, NULL);
-		} else if (k % 2 == 0) {
-			/* the cell's first worker asks for x first, the rest
-			 * for fresh names: both in flight at the create */
-			for (int i = 0; i < CELL_LOOKS; i++) {
-				char q[32];
-				bool want_x = i == 0 ? w->id < ncells :
-					      dt_rand(&w->rng) & 1;
+			continue;
+		}
+		/* the cell's first worker asks for x first, the rest for
+		 * fresh names: both in flight at the create */
+		for (int i = 0; i < CELL_LOOKS; i++) {
+			char q[32];
+			bool want_x = i == 0 ? w->id < ncells :
+				      dt_rand(&w->rng) & 1;
 
-				snprintf(q, sizeof(q), "q.%d.%d", w->gid, i);
-				cell_path(r, a, sizeof(a), k, cell,
-					  want_x ? "x" : q);
-				dt_lookup(w, a, NULL);
-			}
-		} else if (r->host == renamer) {
-			cell_path(r, a, sizeof(a), k, cell, "r.a");
-			cell_path(r, b, sizeof(b), k, cell, "r.b");
-			dt_lookup(w, x, NULL);
-			dt_rename(w, a, b);
+			snprintf(q, sizeof(q), "q.%d.%d", w->gid, i);
+			cell_path(r, a, sizeof(a), k, cell, want_x ? "x" : q);
+			dt_lookup(w, a, NULL);
 		}
 	}
 }
