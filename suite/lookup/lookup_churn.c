@@ -19,6 +19,7 @@
  * other hosts and with its own listing of the directory.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 
@@ -85,10 +86,12 @@ static void run_churn(struct dt_run *r)
  * In every cell, cell.<k>.<i>, its owner host creates x, at once or
  * after one lookup (the rounds start on every host at the same instant).
  * Even rounds (EVEN_CELLS cells, owner host k mod hosts): the other
- * hosts' workers share the cells, several per cell, and look up x and
- * fresh names there, so a LOOKUP of x is in flight while another
- * LOOKUP's reply brings the directory's new change attribute: a client
- * must not stamp the older answer with the newer version.  Odd rounds:
+ * hosts' workers share the cells, several per cell, and look up x or
+ * open the cell (a kernel mount's close-to-open GETATTR of the directory:
+ * a server answers it without the directory lock, so even while the
+ * create holds the lock), so a LOOKUP of x is in flight while another
+ * reply brings the directory's new change attribute: a client must not
+ * stamp the older answer with the newer version.  Odd rounds:
  * every host owns cells (its first half of workers create), and the next
  * host's second half looks x up there (a negative entry) and renames r.a
  * to r.b, its one change in the cell, racing the create at the server's
@@ -125,6 +128,23 @@ static void cell_path(struct dt_run *r, char *buf, size_t len, long k,
 {
 	dt_pathbuf(r, buf, len, "cell.%ld.%d%s%s", k, id, leaf ? "/" : "",
 		   leaf ? leaf : "");
+}
+
+/*
+ * The directory's attributes from the server: opening it makes a kernel
+ * client check them (close-to-open); libnfs has no cache to check, so a
+ * lookup of the directory asks the server all the same.
+ */
+static void cell_attrs(struct dt_worker *w, const char *dir)
+{
+	struct dt_file *f;
+
+	if (w->run->target->nfs_version) {
+		dt_lookup(w, dir, NULL);
+		return;
+	}
+	if (dt_open(w, dir, O_RDONLY | O_DIRECTORY, &f) == 0)
+		dt_close(w, f);
 }
 
 static void cells(struct dt_worker *w)
@@ -170,15 +190,13 @@ static void cells(struct dt_worker *w)
 			continue;
 		}
 		/* the cell's first worker asks for x first, the rest for
-		 * fresh names: both in flight at the create */
+		 * the cell's attributes: both in flight at the create */
+		cell_path(r, a, sizeof(a), k, cell, NULL);
 		for (int i = 0; i < CELL_LOOKS; i++) {
-			char q[32];
-			bool want_x = i == 0 ? w->id < ncells :
-				      dt_rand(&w->rng) & 1;
-
-			snprintf(q, sizeof(q), "q.%d.%d", w->gid, i);
-			cell_path(r, a, sizeof(a), k, cell, want_x ? "x" : q);
-			dt_lookup(w, a, NULL);
+			if (i == 0 ? w->id < ncells : dt_rand(&w->rng) & 1)
+				dt_lookup(w, x, NULL);
+			else
+				cell_attrs(w, a);
 		}
 	}
 }
