@@ -545,7 +545,24 @@ int dt_rename_noreplace(struct dt_worker *w, const char *from, const char *to)
 			  OPS(w)->rename_noreplace(w->conn, from, to));
 }
 
+static int noreplace_probe(struct dt_run *r, char *why, size_t len);
+
 int dt_rename_noreplace_supported(struct dt_run *r, char *why, size_t len)
+{
+	int rc = noreplace_probe(r, why, len);
+
+	/*
+	 * Every host probes before any acts on its answer: a leader that
+	 * skips removes the shared scratch directory under a host still
+	 * probing (make run 2026-12-04, kv3: that host's rename of its own
+	 * probe file answered ENOENT).
+	 */
+	if (r->target->ops->rename_noreplace)
+		dt_barrier(r, "noreplace-probe");
+	return rc;
+}
+
+static int noreplace_probe(struct dt_run *r, char *why, size_t len)
 {
 	const struct dt_backend_ops *ops = r->target->ops;
 	char a[DT_PATH_MAX], b[DT_PATH_MAX];

@@ -85,7 +85,7 @@ run() {
 	wait "$coord_pid" 2>/dev/null
 	coord_pid=
 }
-echo "1..16"
+echo "1..17"
 
 # 1. hA's case hangs: killed at the 8 s timeout (the next case, 1 s of load,
 # must fit in it too: under ThreadSanitizer at load ~7 4 s did not)
@@ -168,6 +168,14 @@ ok "$good" "settle: hA's lie fails both cases on all three hosts"
 ok "$(grep -q 'observed: "host [0-9]: lookup(dentrace.*) = ' "$tmp/lie.hB.tap" &&
       grep -q 'hosts disagree after the load and the stale bound' "$tmp/lie.hB.tap"; echo $?)" \
 	"... naming the name, both hosts' answers and the rule"
+
+# 6. a probe all hosts run (RENAME_NOREPLACE) meets at a barrier before any
+# host acts on its answer: three hosts in one scratch dir all pass
+knob=hA prog=$build/bin/rename_race cases=noreplace common=
+run probe --timeout 30
+good=0
+for h in hA hB hC; do grep -q '^ok 1 - rename_race.noreplace$' "$tmp/probe.$h.tap" || good=1; done
+ok "$good" "noreplace: three hosts probe, then race, in one scratch dir: all pass"
 
 if [ "$failed" != 0 ] || [ -n "${DT_MHOST_SHOW:-}" ]; then
 	for f in "$tmp"/*.tap "$tmp"/*.coord; do sed "s|^|# ${f##*/}: |" "$f"; done
