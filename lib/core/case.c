@@ -254,7 +254,7 @@ static void case_child(const struct dt_test *t, const struct dt_case *c,
 			      (t->timeout ? t->timeout : 60), &ag);
 	if (!dt_mh_active())
 		report_agreement(&r, &ag);
-	if (r.failures && o->history_dir && r.hist.n) {
+	if ((r.failures || o->history_all) && o->history_dir && r.hist.n) {
 		char path[DT_PATH_MAX];
 
 		snprintf(path, sizeof(path), "%s/%s.%s.host%d.hist",

@@ -139,6 +139,7 @@ struct dt_options {
 	const char *host_name;		/* unique name of this host in the run */
 	const char *run_id;
 	const char *history_dir;	/* dump the history of failed cases */
+	bool history_all;		/* ... and of the passed ones */
 	bool check_history;		/* judge r.hist with dt_check_history */
 	struct dt_check_opts check_opts;
 	bool stale_auto;		/* checker's stale bound: the target's */

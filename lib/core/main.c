@@ -111,6 +111,7 @@ static void usage(const struct dt_test *t, FILE *f)
 		"      --host-name N    this host's unique name in the run\n"
 		"      --run-id ID      the run's id (as the coordinator knows it)\n"
 		"      --history-dir D  write the history of a failed case to D\n"
+		"      --history-all    with --history-dir: every case's, passed too\n"
 		"      --check-history[=stale:MS|auto[,skew:MS]]\n"
 		"                       judge each case's whole history with the\n"
 		"                       general checker (env DT_CHECK_HISTORY); the\n"
@@ -307,6 +308,7 @@ int dt_main(const struct dt_test *t, int argc, char **argv)
 		{ "inject-failure", required_argument, NULL, 15 },
 		{ "no-settle", no_argument, NULL, 16 },
 		{ "settle-lie", no_argument, NULL, 17 },
+		{ "history-all", no_argument, NULL, 18 },
 		{ "list", no_argument, NULL, 'l' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -373,6 +375,7 @@ int dt_main(const struct dt_test *t, int argc, char **argv)
 		case 14: o.free_fuse = true; break;
 		case 16: o.no_settle = true; break;
 		case 17: o.settle_lie = true; break;
+		case 18: o.history_all = true; break;
 		case 'l': o.list = true; break;
 		case 'q': o.quiet = true; break;
 		case 'h': usage(t, stdout); return 0;
