@@ -57,6 +57,8 @@ int dt_dirlist_add(struct dt_dirlist *l, const char *name, uint64_t fileid);
 const char *dt_short_hostname(void);
 /* false once pid is gone or a zombie (killed, not yet reaped) */
 bool dt_pid_running(pid_t pid);
+/* tasks (threads) of pid in uninterruptible sleep (D): stuck in the kernel */
+int dt_tasks_in_d_state(pid_t pid);
 /* read a small /proc file into buf (NUL-terminated; a note if unreadable) */
 void dt_read_small(const char *path, char *buf, size_t len);
 /*

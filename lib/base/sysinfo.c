@@ -5,6 +5,7 @@
  * that turns a hang into a failure a developer can read.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -148,16 +149,47 @@ const char *dt_short_hostname(void)
 	return hostname_buf;
 }
 
+/* The state letter of a /proc/.../stat file ("pid (comm) S ..."), or 0. */
+static char proc_state(const char *stat_path)
+{
+	char buf[512], *rp;
+
+	buf[0] = 0;
+	dt_read_small(stat_path, buf, sizeof(buf));
+	rp = strrchr(buf, ')');		/* comm may hold spaces and ')' */
+	return rp && rp[1] == ' ' ? rp[2] : 0;
+}
+
 /* A zombie (killed, not yet reaped) runs no more: its scratch is stale. */
 bool dt_pid_running(pid_t pid)
 {
-	char path[64], buf[256];
-	char *rp;
+	char path[64], state;
 
 	if (kill(pid, 0) < 0 && errno == ESRCH)
 		return false;
 	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	dt_read_small(path, buf, sizeof(buf));
-	rp = strrchr(buf, ')');		/* comm may hold spaces */
-	return !(rp && rp[1] == ' ' && (rp[2] == 'Z' || rp[2] == 'X'));
+	state = proc_state(path);
+	return state != 'Z' && state != 'X';
+}
+
+int dt_tasks_in_d_state(pid_t pid)
+{
+	char path[64];
+	struct dirent *d;
+	DIR *dir;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	dir = opendir(path);
+	if (!dir)
+		return 0;
+	while ((d = readdir(dir))) {
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%.16s/stat",
+			 (int)pid, d->d_name);
+		n += proc_state(path) == 'D';
+	}
+	closedir(dir);
+	return n;
 }

@@ -215,8 +215,6 @@ int dt_wait_case(pid_t pid, uint64_t t0, uint64_t deadline,
 		 struct dt_capture *cap, bool *stuck_exiting);
 /* Ops the case recorded in the last DT_PROGRESS_S of its wait so far. */
 unsigned long long dt_case_recent_ops(void);
-/* Tasks of pid's process (its threads) in uninterruptible sleep (D). */
-int dt_tasks_in_d_state(pid_t pid);
 /* Once, while the target answers: which mount holds it. */
 void dt_note_target(const struct dt_target *tgt);
 

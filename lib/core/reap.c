@@ -87,13 +87,6 @@ void dt_capture_close(struct dt_capture *c)
 
 /* ---- the case's wait ------------------------------------------------------ */
 
-/*
- * Wait for the case child until deadline, copying its output and saying
- * every DT_PROGRESS_S that it still runs, with the ops it recorded.  A
- * child that reported its end (dt_case_exit) but is not gone a grace
- * later has tasks stuck in the kernel: no use waiting for the timeout,
- * -ETIMEDOUT with *stuck_exiting set.
- */
 /* ops at the last two progress notes: what the case did lately */
 static unsigned long long ops_at_note, ops_at_note_before;
 
@@ -105,33 +98,13 @@ unsigned long long dt_case_recent_ops(void)
 	return now - ops_at_note_before;
 }
 
-int dt_tasks_in_d_state(pid_t pid)
-{
-	char path[64], buf[512], *p;
-	struct dirent *d;
-	DIR *dir;
-	int n = 0;
-
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-	dir = opendir(path);
-	if (!dir)
-		return 0;
-	while ((d = readdir(dir))) {
-		if (d->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%d/task/%.16s/stat",
-			 (int)pid, d->d_name);
-		buf[0] = 0;
-		dt_read_small(path, buf, sizeof(buf));
-		/* "pid (comm) S ...": comm may hold blanks and parentheses */
-		p = strrchr(buf, ')');
-		if (p && p[1] == ' ' && p[2] == 'D')
-			n++;
-	}
-	closedir(dir);
-	return n;
-}
-
+/*
+ * Wait for the case child until deadline, copying its output and saying
+ * every DT_PROGRESS_S that it still runs, with the ops it recorded.  A
+ * child that reported its end (dt_case_exit) but is not gone a grace
+ * later has tasks stuck in the kernel: no use waiting for the timeout,
+ * -ETIMEDOUT with *stuck_exiting set.
+ */
 int dt_wait_case(pid_t pid, uint64_t t0, uint64_t deadline,
 		 struct dt_capture *cap, bool *stuck_exiting)
 {

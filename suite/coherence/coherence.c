@@ -206,6 +206,12 @@ static uint64_t stale_bound(struct dt_run *r, char *why, size_t len)
 	return r->stale_ns;
 }
 
+/* The writer (host 0, thread 0) makes every change; the others look. */
+static bool writer_change(const struct dt_event *e)
+{
+	return !e->host && !e->thread && e->op != DT_OP_LOOKUP;
+}
+
 static void run_change(struct dt_run *r, enum change kind, int change_op)
 {
 	struct dt_worker *s = dt_setup_worker(r);
@@ -248,7 +254,7 @@ static void run_change(struct dt_run *r, enum change kind, int change_op)
 	for (size_t i = 0; i < r->hist.n; i++) {
 		const struct dt_event *e = &r->hist.ev[i];
 
-		if (e->host || e->thread || e->op == DT_OP_LOOKUP)
+		if (!writer_change(e))
 			continue;
 		if (e->result < 0 && !failed++)
 			dt_fail(r, dt_op_name((enum dt_opcode)e->op), "0",
@@ -279,7 +285,7 @@ static void run_change(struct dt_run *r, enum change kind, int change_op)
 		for (size_t i = 0; i < r->hist.n; i++) {
 			struct dt_event *e = &r->hist.ev[i];
 
-			if (e->host || e->thread || e->op == DT_OP_LOOKUP)
+			if (!writer_change(e))
 				continue;
 			e->start_ns = e->start_ns > r->clock_slack_ns ?
 				      e->start_ns - r->clock_slack_ns : 0;
