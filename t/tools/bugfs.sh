@@ -87,7 +87,7 @@ ids_agree() {
 nw=0
 fresh() { nw=$((nw + 1)); w=$a/w$nw; mkdir "$w"; }
 
-echo "1..31"
+echo "1..34"
 mkdir "$tmp/backing"
 up a "lag=400,stale=1"; ok $? "bugfs mounts"
 a=$tmp/a
@@ -189,6 +189,35 @@ if [ -x "$build/bin/lookup_storm" ] &&
 	[ "$rc" = 1 ] || sed 's/^/# /' <<<"$out"
 else
 	ok 0 "# SKIP no lookup_storm"; ok 0 "# SKIP no lookup_storm"
+fi
+ctl bug=none
+
+# ---- noreplace_enoent: a probe answer that contradicts this host's own act ----
+# The RENAME_NOREPLACE probe renames a file this host has just created: an
+# ENOENT is the target's inconsistency, a FAIL with the evidence (a lookup
+# right after finds the file), not a BROKEN case or a SKIP.
+ctl bug=noreplace_enoent
+check "noreplace_enoent: a no-replace rename of an existing file answers ENOENT" \
+	python3 -c 'import ctypes, os, sys
+libc = ctypes.CDLL(None, use_errno=True)
+p, q = sys.argv[1].encode(), sys.argv[2].encode()
+open(p, "w").close()
+rc = libc.renameat2(-100, p, -100, q, 1)  # AT_FDCWD, RENAME_NOREPLACE
+sys.exit(0 if rc < 0 and ctypes.get_errno() == 2 and os.path.exists(p) else 1)' "$a/np.p" "$a/np.q"
+ctl bug=none; mkdir "$a/np"
+if [ -x "$build/bin/rename_race" ] &&
+   "$build/bin/rename_race" --target "$a/np" --init-target >/dev/null; then
+	ctl bug=noreplace_enoent
+	out=$("$build/bin/rename_race" --target "$a/np" --case noreplace --duration 0.2 2>&1); rc=$?
+	ctl bug=none
+	ok $(( rc == 1 && $(grep -c '^not ok 1 - rename_race.noreplace$' <<<"$out") == 1 &&
+		$(grep -c '^  *observed: "ENOENT; a lookup of it right after: present, fileid' <<<"$out") == 1 ? 0 : 1 )) \
+		"the RENAME_NOREPLACE probe fails with the evidence (exit $rc), not BROKEN or SKIP"
+	ok $(( $(find "$a/np" -mindepth 1 -maxdepth 1 -name 'dentrace.*' | wc -l) == 0 ? 0 : 1 )) \
+		"... and leaves no scratch directory behind"
+	[ "$rc" = 1 ] || sed "s/^/# /" <<<"$out"
+else
+	ok 0 "# SKIP no rename_race"; ok 0 "# SKIP no rename_race"
 fi
 ctl bug=none
 

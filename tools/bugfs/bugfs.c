@@ -71,6 +71,9 @@
  *                        racing unlinkers both succeed
  *   mkdir_lies           mkdir makes the directory and answers ENOENT: an
  *                        operation that reports failure but took effect
+ *   noreplace_enoent     a rename with RENAME_NOREPLACE does nothing and
+ *                        answers ENOENT although its source exists: a
+ *                        client that lost the file it had just created
  *
  * Open files are passthrough fds.  Every inode the kernel knows is a node in
  * a hash table keyed by the backing (st_dev, st_ino) and file handle
@@ -128,6 +131,7 @@ enum bug {
 	B_UNLINK_TWICE,
 	B_DEADLOCK_LOOKUP,
 	B_MKDIR_LIES,
+	B_NOREPLACE_ENOENT,
 	B__COUNT
 };
 
@@ -144,6 +148,7 @@ static const char *const bug_names[B__COUNT] = {
 	[B_UNLINK_TWICE] = "unlink_twice",
 	[B_DEADLOCK_LOOKUP] = "deadlock_lookup",
 	[B_MKDIR_LIES] = "mkdir_lies",
+	[B_NOREPLACE_ENOENT] = "noreplace_enoent",
 };
 
 static struct {
@@ -903,6 +908,10 @@ static void bf_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
 	if ((parent == FUSE_ROOT_ID && !strcmp(name, CTL_NAME)) ||
 	    (newparent == FUSE_ROOT_ID && !strcmp(newname, CTL_NAME))) {
 		fuse_reply_err(req, EPERM);
+		return;
+	}
+	if ((flags & RENAME_NOREPLACE) && bug_on(B_NOREPLACE_ENOENT)) {
+		fuse_reply_err(req, ENOENT);	/* the source is there */
 		return;
 	}
 	if ((sfd = fd_get(parent)) < 0 || (dfd = fd_get(newparent)) < 0) {
