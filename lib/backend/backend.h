@@ -31,6 +31,9 @@ struct dt_stat {
 	uint32_t mode;		/* S_IFMT | permission bits */
 	uint32_t nlink;
 	uint64_t size;
+	/* the server's ctime in ns (0: unknown); its tick is the server's
+	 * clock tick, which decides what a ctime-versioned client can tell */
+	uint64_t ctime_ns;
 };
 
 struct dt_conn;		/* one backend connection; one per thread */

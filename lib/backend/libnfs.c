@@ -485,6 +485,7 @@ static void fill_stat(struct dt_stat *st, const struct nfs_stat_64 *s)
 	st->mode = (uint32_t)s->nfs_mode;
 	st->nlink = (uint32_t)s->nfs_nlink;
 	st->size = s->nfs_size;
+	st->ctime_ns = s->nfs_ctime * 1000000000ull + s->nfs_ctime_nsec;
 }
 
 /* ---- raw NFSv3 ---------------------------------------------------------- */
@@ -650,6 +651,8 @@ static void fill_stat3(struct dt_stat *st, const fattr3 *a)
 		st->mode |= type_bits[a->type];
 	st->nlink = a->nlink;
 	st->size = a->size;
+	st->ctime_ns = (uint64_t)a->ctime.seconds * 1000000000ull +
+		       a->ctime.nseconds;
 }
 
 /* Split "/a/b/c" into a parent "/a/b" (in buf) and a last name "c". */

@@ -64,6 +64,8 @@ static void fill_stat(const struct stat *s, struct dt_stat *st)
 	st->mode = s->st_mode;
 	st->nlink = (uint32_t)s->st_nlink;
 	st->size = (uint64_t)s->st_size;
+	st->ctime_ns = (uint64_t)s->st_ctim.tv_sec * 1000000000ull +
+		       (uint64_t)s->st_ctim.tv_nsec;
 }
 
 static int posix_lookup(struct dt_conn *c, const char *path,

@@ -60,6 +60,8 @@ int dt_settle_plan(const struct dt_history *h, const char *scratch,
 	struct touched *t = calloc(2 * h->n + 1, sizeof(*t));
 
 	memset(p, 0, sizeof(*p));
+	for (size_t i = 0; i < DT_SETTLE_MAX_NAMES; i++)
+		p->tick_mark[i][0] = p->tick_mark[i][1] = SIZE_MAX;
 	if (!t)
 		return -ENOMEM;
 	for (size_t i = 0; i < h->n; i++) {
@@ -115,6 +117,27 @@ void dt_settle_plan_free(struct dt_settle_plan *p)
 	for (size_t d = 0; d < p->ndirs; d++)
 		free(p->dir[d]);
 	memset(p, 0, sizeof(*p));
+}
+
+static size_t name_index(const struct dt_settle_plan *p, const char *name)
+{
+	for (size_t i = 0; i < p->nnames; i++)
+		if (!strcmp(p->name[i], name))
+			return i;
+	return SIZE_MAX;
+}
+
+int dt_settle_same_tick(struct dt_settle_plan *p, const char *name,
+			const char *mark1, const char *mark2)
+{
+	size_t i = name_index(p, name), j = name_index(p, mark1),
+	       k = name_index(p, mark2);
+
+	if (i == SIZE_MAX || j == SIZE_MAX || k == SIZE_MAX)
+		return -ENOENT;
+	p->tick_mark[i][0] = j;
+	p->tick_mark[i][1] = k;
+	return 0;
 }
 
 /* ---- listings --------------------------------------------------------- */
@@ -194,8 +217,8 @@ int dt_settle_encode(const struct dt_settle_plan *p,
 	} while (0)
 	PUT("settle %zu %zu %d\n", p->nnames, p->ndirs, v->listed);
 	for (size_t i = 0; i < p->nnames; i++)
-		PUT("%d %" PRIu64 " %d\n", v->look[i].rc, v->look[i].fileid,
-		    v->look[i].listed);
+		PUT("%d %" PRIu64 " %d %" PRIu64 "\n", v->look[i].rc,
+		    v->look[i].fileid, v->look[i].listed, v->look[i].ctime_ns);
 	for (size_t d = 0; d < p->ndirs; d++)
 		PUT("%d %" PRIu32 " %" PRIx64 "\n", v->list[d].rc,
 		    v->list[d].count, v->list[d].digest);
@@ -222,8 +245,9 @@ int dt_settle_decode(const struct dt_settle_plan *p, const char *buf,
 		if (i < nn) {
 			struct dt_settle_look *l = &v->look[i];
 
-			if (sscanf(line, "%d %" SCNu64 " %d", &l->rc, &l->fileid,
-				   &l->listed) != 3 || l->listed < -1 ||
+			if (sscanf(line, "%d %" SCNu64 " %d %" SCNu64, &l->rc,
+				   &l->fileid, &l->listed, &l->ctime_ns) != 4 ||
+			    l->listed < -1 ||
 			    l->listed > 1)
 				goto out;
 		} else {
@@ -281,16 +305,50 @@ static bool first(struct dt_verdict *v)
 	return !v->violations++;
 }
 
+/* dt_settle_same_tick's excuse: hosts saw name's marks in one tick */
+static bool one_tick(const struct dt_settle_plan *p,
+		     const struct dt_settle_view *views, int nhosts, size_t i)
+{
+	size_t j = p->tick_mark[i][0], k = p->tick_mark[i][1];
+
+	if (j == SIZE_MAX || k == SIZE_MAX)
+		return false;
+	for (int a = 0; a < nhosts; a++)
+		for (int b = 0; b < nhosts; b++) {
+			const struct dt_settle_look *n = &views[a].look[j];
+			const struct dt_settle_look *m = &views[b].look[k];
+
+			if (!n->rc && !m->rc && n->ctime_ns &&
+			    n->ctime_ns == m->ctime_ns)
+				return true;
+		}
+	return false;
+}
+
+/* a disagreement on name i that one_tick excused: counted, not judged */
+static bool excuse(const bool *skip, bool *hit, size_t i)
+{
+	if (!skip[i])
+		return false;
+	hit[i] = true;
+	return true;
+}
+
 int dt_settle_judge(const struct dt_settle_plan *p,
 		    const struct dt_settle_view *views, int nhosts,
-		    struct dt_verdict *v)
+		    struct dt_verdict *v, size_t *excused)
 {
+	/* skip: excused; hit: a disagreement it excused */
+	bool skip[DT_SETTLE_MAX_NAMES], hit[DT_SETTLE_MAX_NAMES] = { false };
+
 	memset(v, 0, sizeof(*v));
 	v->event = SIZE_MAX;	/* about the quiet namespace, no event */
 	for (size_t i = 0; i < p->nnames; i++)
+		skip[i] = one_tick(p, views, nhosts, i);
+	for (size_t i = 0; i < p->nnames; i++)
 		for (int h = 1; h < nhosts; h++) {
 			if (same_answer(&views[0].look[i], &views[h].look[i]) ||
-			    !first(v))
+			    excuse(skip, hit, i) || !first(v))
 				continue;
 			snprintf(v->what, sizeof(v->what), "hosts disagree "
 				 "after the load and the stale bound: host 0 "
@@ -323,7 +381,8 @@ int dt_settle_judge(const struct dt_settle_plan *p,
 
 			/* other errors (ENOTDIR, ESTALE) have no listing to match */
 			if (l->listed < 0 || (l->rc && l->rc != -ENOENT) ||
-			    (l->rc == 0) == (l->listed == 1) || !first(v))
+			    (l->rc == 0) == (l->listed == 1) ||
+			    excuse(skip, hit, i) || !first(v))
 				continue;
 			snprintf(v->what, sizeof(v->what), "host %d's lookup "
 				 "and its own listing of the directory disagree "
@@ -335,6 +394,11 @@ int dt_settle_judge(const struct dt_settle_plan *p,
 			answer(v->observed, sizeof(v->observed), h,
 			       p->name[i], l);
 		}
+	}
+	if (excused) {
+		*excused = 0;
+		for (size_t i = 0; i < p->nnames; i++)
+			*excused += hit[i];
 	}
 	return v->violations;
 }

@@ -48,6 +48,8 @@ struct dt_settle_plan {
 	char *dir[DT_SETTLE_MAX_DIRS];		/* malloc'ed */
 	size_t touched;		/* distinct names in the history */
 	size_t changed;		/* of them, names some op may have changed */
+	/* dt_settle_same_tick: the name's two marks (indexes; SIZE_MAX none) */
+	size_t tick_mark[DT_SETTLE_MAX_NAMES][2];
 };
 
 /*
@@ -61,11 +63,31 @@ int dt_settle_plan(const struct dt_history *h, const char *scratch,
 		   struct dt_settle_plan *p);
 void dt_settle_plan_free(struct dt_settle_plan *p);
 
+/*
+ * One server clock tick, two changes: a client that tells a directory's
+ * versions apart by its timestamps (NFSv3's wcc data and attributes;
+ * NFSv4 over a server filesystem without a change counter) takes two
+ * changes of the directory within one tick of the server's clock for one.
+ * When a test makes two hosts change one directory at once, the file one
+ * change made or moved being mark1 and the other's mark2, the host whose
+ * change came first at the server cannot know, from the second change's
+ * reply or a later look at the directory, that another change followed
+ * within the tick: a correct client keeps its old answers for the names
+ * the other change touched, for good.  So a disagreement on name is
+ * excused when some host found mark1 and some host found mark2 with one
+ * and the same ctime on the server (the two changes fell in one tick).
+ * All three must be names of the plan; returns 0, or -ENOENT when one is
+ * not (nothing is excused then).
+ */
+int dt_settle_same_tick(struct dt_settle_plan *p, const char *name,
+			const char *mark1, const char *mark2);
+
 /* one host's answer for one name */
 struct dt_settle_look {
 	int rc;			/* lookup: 0 or -errno */
 	uint64_t fileid;	/* when found; 0 = the backend cannot say */
 	int listed;		/* in its directory's listing: 1, 0; -1 not read */
+	uint64_t ctime_ns;	/* when found; 0 = the backend cannot say */
 };
 
 /* one host's listing of one directory (".nfs*" silly-renames left out) */
@@ -105,11 +127,13 @@ int dt_settle_decode(const struct dt_settle_plan *p, const char *buf,
  * answer equal on all hosts (result, and fileid where both found it),
  * every listing equal (result, count, digest), and where a round listed,
  * each host's lookups equal to its own listing (found <=> listed).
+ * Names dt_settle_same_tick excuses are left out of the first and the
+ * last comparison; *excused (when not NULL) counts them.
  * Returns the number of disagreements (v->violations), v naming the
  * first; 0 when all agree.
  */
 int dt_settle_judge(const struct dt_settle_plan *p,
 		    const struct dt_settle_view *views, int nhosts,
-		    struct dt_verdict *v);
+		    struct dt_verdict *v, size_t *excused);
 
 #endif /* DT_CHECK_SETTLE_H */

@@ -282,6 +282,9 @@ static void case_child(const struct dt_test *t, const struct dt_case *c,
 			  dt_strerr(rc));
 	dt_workers_fini_run(&r);
 	dt_history_free(&r.hist);
+	for (size_t i = 0; i < r.ntick_names; i++)
+		free(r.tick_names[i]);
+	free(r.tick_names);
 	tgt->ops->disconnect(r.conn);
 	dt_case_exit(DT_PASS);
 }

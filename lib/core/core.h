@@ -126,6 +126,9 @@ struct dt_run {
 	void *priv;			/* for the test */
 	/* test-only debug knob (--hang-op) used to prove the watchdog */
 	const char *hang_op;
+	/* dt_same_tick's triples: name, mark1, mark2, ... (malloc'ed) */
+	char **tick_names;
+	size_t ntick_names;
 };
 
 /*
@@ -151,6 +154,20 @@ static inline uint64_t dt_read_widen_ns(const struct dt_run *r)
  * shared through memory (w->arg) is per host: never base a verdict on it.
  */
 bool dt_leader(const struct dt_run *r);
+
+/*
+ * For the settle check (check/settle.h, dt_settle_same_tick): two hosts
+ * change one directory at once, one making or moving the file mark1, the
+ * other mark2.  A client that versions directories by the server's
+ * timestamps cannot tell two changes in one tick of the server's clock
+ * apart: the host whose change came first keeps its old answer for the
+ * names the other change touched.  A disagreement on name is excused when
+ * mark1 and mark2 carry one ctime (the check counts them), and judged
+ * whenever their ticks differ.  Call it on every host alike, before the
+ * load.
+ */
+void dt_same_tick(struct dt_run *r, const char *name, const char *mark1,
+		  const char *mark2);
 
 /*
  * Values between the hosts of a multi-host run, for tests whose hosts play

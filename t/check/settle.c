@@ -26,6 +26,8 @@ static void same_views(const struct dt_settle_plan *p,
 			v[h].look[i].fileid = !there ? 0 :
 					      p->name[i][2] == 'a' ? 7 : 8;
 			v[h].look[i].listed = listed ? there : -1;
+			v[h].look[i].ctime_ns = !there ? 0 :
+						p->name[i][2] == 'a' ? 1000 : 2000;
 		}
 		for (size_t d = 0; listed && d < p->ndirs; d++)
 			v[h].list[d] = (struct dt_settle_list){ 0, 1, 0x1234 + d };
@@ -71,16 +73,16 @@ int main(void)
 	b = index_of(&p, "s/b");
 
 	same_views(&p, v, true);
-	is_int(dt_settle_judge(&p, v, HOSTS, &verdict), 0,
+	is_int(dt_settle_judge(&p, v, HOSTS, &verdict, NULL), 0,
 	       "good: three hosts, same lookups and listings");
 	v[1].look[a].fileid = 0;
-	is_int(dt_settle_judge(&p, v, HOSTS, &verdict), 0,
+	is_int(dt_settle_judge(&p, v, HOSTS, &verdict, NULL), 0,
 	       "good: a fileid the backend cannot say (0) agrees");
 
 	/* bad: host 2 kept a negative dentry for a name another host made */
 	same_views(&p, v, false);
-	v[2].look[a] = (struct dt_settle_look){ -ENOENT, 0, -1 };
-	is_int(dt_settle_judge(&p, v, HOSTS, &verdict), 1,
+	v[2].look[a] = (struct dt_settle_look){ -ENOENT, 0, -1, 0 };
+	is_int(dt_settle_judge(&p, v, HOSTS, &verdict, NULL), 1,
 	       "bad: host 2 still says ENOENT for s/a");
 	is_str(verdict.expected, "host 0: lookup(s/a) = 0 fileid 7",
 	       "bad: expected names host 0's answer");
@@ -91,9 +93,9 @@ int main(void)
 
 	/* bad: host 1 still finds a removed name, with its old inode */
 	same_views(&p, v, false);
-	v[1].look[b] = (struct dt_settle_look){ 0, 5, -1 };
+	v[1].look[b] = (struct dt_settle_look){ 0, 5, -1, 0 };
 	v[2].look[a].fileid = 6;
-	is_int(dt_settle_judge(&p, v, HOSTS, &verdict), 2,
+	is_int(dt_settle_judge(&p, v, HOSTS, &verdict, NULL), 2,
 	       "bad: a stale positive and a stale fileid are two disagreements");
 
 	/*
@@ -102,13 +104,13 @@ int main(void)
 	 */
 	same_views(&p, v, false);
 	for (int k = 0; k < HOSTS; k++)
-		v[k].look[a] = (struct dt_settle_look){ -ENOENT, 0, -1 };
-	is_int(dt_settle_judge(&p, v, HOSTS, &verdict), 0,
+		v[k].look[a] = (struct dt_settle_look){ -ENOENT, 0, -1, 0 };
+	is_int(dt_settle_judge(&p, v, HOSTS, &verdict, NULL), 0,
 	       "lookups alone: a stale answer all hosts share passes (the gap)");
 	same_views(&p, v, true);
 	for (int k = 0; k < HOSTS; k++)
-		v[k].look[a] = (struct dt_settle_look){ -ENOENT, 0, 1 };
-	ok(dt_settle_judge(&p, v, HOSTS, &verdict) == HOSTS &&
+		v[k].look[a] = (struct dt_settle_look){ -ENOENT, 0, 1, 0 };
+	ok(dt_settle_judge(&p, v, HOSTS, &verdict, NULL) == HOSTS &&
 	   strstr(verdict.what, "its own listing") &&
 	   !strcmp(verdict.observed, "host 0: lookup(s/a) = ENOENT"),
 	   "bad: each host's lookup says ENOENT, its listing has s/a: %s / %s",
@@ -117,9 +119,52 @@ int main(void)
 	/* bad: host 1 lists the scratch directory differently */
 	same_views(&p, v, true);
 	v[1].list[0].count = 2;
-	ok(dt_settle_judge(&p, v, HOSTS, &verdict) == 1 &&
+	ok(dt_settle_judge(&p, v, HOSTS, &verdict, NULL) == 1 &&
 	   strstr(verdict.what, "list s differently"),
 	   "bad: two listings of s differ: %s", verdict.what);
+
+	/*
+	 * One server tick, two changes: host 2 changed s/d/e racing the
+	 * create of s/a; only when both carry one ctime is its stale answer
+	 * for s/a excused (a client versioning by timestamps cannot tell)
+	 */
+	is_int(dt_settle_same_tick(&p, "s/a", "s/a", "s/nope"), -ENOENT,
+	       "same tick: a name outside the plan is ENOENT");
+	is_int(dt_settle_same_tick(&p, "s/a", "s/a", "s/d/e"), 0,
+	       "same tick: s/a excused by the ticks of s/a and s/d/e");
+	same_views(&p, v, true);
+	v[2].look[a] = (struct dt_settle_look){ -ENOENT, 0, 1, 0 };
+	{
+		size_t excused = 9;
+
+		is_int(dt_settle_judge(&p, v, HOSTS, &verdict, &excused), 2,
+		       "bad: stale s/a on host 2, s/d/e changed in another "
+		       "tick (ctime 2000, s/a 1000): judged (two views)");
+		is_int((int)excused, 0, "... nothing excused");
+		v[1].look[index_of(&p, "s/d/e")].ctime_ns = 1000;
+		is_int(dt_settle_judge(&p, v, HOSTS, &verdict, &excused), 0,
+		       "good: host 1 saw s/d/e and s/a in one tick: excused");
+		is_int((int)excused, 1, "... and counted: 1 name excused");
+		v[1].look[index_of(&p, "s/d/e")].ctime_ns = 0;
+		v[0].look[a].ctime_ns = 0;
+		v[1].look[a].ctime_ns = 0;
+		is_int(dt_settle_judge(&p, v, HOSTS, &verdict, &excused), 2,
+		       "bad: a backend that cannot say the ctime (0) excuses "
+		       "nothing");
+	}
+	p.tick_mark[a][0] = p.tick_mark[a][1] = SIZE_MAX;
+	/* a name gone for good (the renamed source) by the others' ticks */
+	is_int(dt_settle_same_tick(&p, "s/b", "s/a", "s/d/e"), 0,
+	       "same tick: s/b excused by the ticks of s/a and s/d/e");
+	same_views(&p, v, false);
+	v[1].look[b] = (struct dt_settle_look){ 0, 5, -1, 0 };
+	is_int(dt_settle_judge(&p, v, HOSTS, &verdict, NULL), 1,
+	       "bad: host 1 still finds s/b, the marks in two ticks: judged");
+	for (int k = 0; k < HOSTS; k++)
+		v[k].look[index_of(&p, "s/d/e")].ctime_ns = 1000;
+	is_int(dt_settle_judge(&p, v, HOSTS, &verdict, NULL), 0,
+	       "good: the same with the marks in one tick: excused");
+	p.tick_mark[b][0] = p.tick_mark[b][1] = SIZE_MAX;
 
 	/* listings: silly-renamed files are the client's, not compared */
 	memset(&back, 0, sizeof(back));
@@ -142,7 +187,8 @@ int main(void)
 
 	/* the text form */
 	same_views(&p, v, true);
-	v[0].look[b] = (struct dt_settle_look){ -ESTALE, 0, -1 };
+	v[0].look[b] = (struct dt_settle_look){ -ESTALE, 0, -1, 0 };
+	v[0].look[a].ctime_ns = 1796430428358478587ull;
 	len = dt_settle_encode(&p, &v[0], buf, sizeof(buf));
 	ok(len > 0 && dt_settle_decode(&p, buf, (size_t)len, &back) == 0 &&
 	   !memcmp(&back, &v[0], sizeof(back)), "text form: round trip");
