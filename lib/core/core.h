@@ -163,8 +163,9 @@ bool dt_leader(const struct dt_run *r);
  * apart: the host whose change came first keeps its old answer for the
  * names the other change touched.  A disagreement on name is excused when
  * mark1 and mark2 carry one ctime (the check counts them), and judged
- * whenever their ticks differ.  Call it on every host alike, before the
- * load.
+ * whenever their ticks differ.  NFSv3 mounts only: an NFSv4 client has
+ * the server's change attribute (a counter on the lab's servers).  Call
+ * it on every host alike, before the load.
  */
 void dt_same_tick(struct dt_run *r, const char *name, const char *mark1,
 		  const char *mark2);

@@ -109,8 +109,10 @@ static void run_churn(struct dt_run *r)
  * names (the renamer its negative entry for x, the creator its r.a), for
  * good; so disagreements on x, r.a and r.b are excused when x and r.b
  * carry one ctime (dt_same_tick: the settle check counts them), and
- * judged whenever their ticks differ.  Seen on Linux 6.1 (UML, HZ 100,
- * knfsd over ext4): 5 of 5 runs failed on the unmutated kernel before.
+ * judged whenever their ticks differ (NFSv3 only: NFSv4's change
+ * attribute is a counter on the lab's server: knfsd adds ext4's
+ * i_version).  Seen on Linux 6.1 (UML, HZ 100, knfsd over ext4): 5 of 5
+ * NFSv3 runs failed on the unmutated kernel before.
  */
 #define CELL_ROUNDS 16
 #define EVEN_CELLS 2
