@@ -99,14 +99,25 @@ static void run_churn(struct dt_run *r)
  * holds the lock while it waits for the journal): the reply's "before"
  * attributes must include the create, or the client takes the create
  * for part of its own rename and keeps the negative entry.  Nobody else
- * changes an odd cell.  One change
- * per host per cell: with NFSv3's change attribute made of the
- * directory's ctime (a tick is 10 ms on the lab's kernels), two changes
- * in one tick look like one even to a correct client, so no cell depends
- * on telling apart two changes close in time.
+ * changes an odd cell.  One change per host per cell; yet an odd cell's
+ * two changes may fall in one tick of the server's clock (10 ms on the
+ * lab's kernels), and with NFSv3's change attribute made of the
+ * directory's ctime they then look like one even to a correct client
+ * (seen on the unmutated 6.1 kernel): see first_round below.
  */
 #define CELL_ROUNDS 16
 #define EVEN_CELLS 2
+/*
+ * The two kinds of round are two cases: "cells" plays the even rounds
+ * (one change per cell), "cells_rename" the odd ones (a create and a
+ * rename race in each cell).  Apart because two changes of a directory
+ * within one tick of the server's clock leave an NFSv3 directory's ctime
+ * as after the first, so a correct NFSv3 client may miss the second: the
+ * odd rounds can fail on a correct kernel there (a known failure of that
+ * protocol), the even rounds cannot.  The first round of this case's kind
+ * (set before the workers start; a case runs in a process of its own).
+ */
+static long first_round;
 /* lookups per worker per even round */
 #define CELL_LOOKS 6
 
@@ -152,7 +163,8 @@ static void cells(struct dt_worker *w)
 	struct dt_run *r = w->run;
 	char x[DT_PATH_MAX], a[DT_PATH_MAX], b[DT_PATH_MAX];
 
-	for (long k = 0; k < CELL_ROUNDS && dt_worker_round(w, k); k++) {
+	for (long k = first_round; k < CELL_ROUNDS && dt_worker_round(w, k);
+	     k += 2) {
 		int h = half(r), j = w->id % h;
 		int ncells = round_cells(r, k), cell;
 
@@ -207,7 +219,7 @@ static void run_cells(struct dt_run *r)
 	char path[DT_PATH_MAX];
 
 	if (dt_leader(r))
-		for (long k = 0; k < CELL_ROUNDS; k++)
+		for (long k = first_round; k < CELL_ROUNDS; k += 2)
 			for (int id = 0; id < round_cells(r, k); id++) {
 				cell_path(r, path, sizeof(path), k, id, NULL);
 				dt_must(r, dt_mkdir(s, path), "mkdir %s", path);
@@ -230,8 +242,21 @@ static void run_cells(struct dt_run *r)
 		dt_broken(r, "no op ran");
 }
 
+static void run_cells_look(struct dt_run *r)
+{
+	first_round = 0;
+	run_cells(r);
+}
+
+static void run_cells_rename(struct dt_run *r)
+{
+	first_round = 1;
+	run_cells(r);
+}
+
 static const struct dt_case cases[] = {
-	{ "cells", run_cells },
+	{ "cells", run_cells_look },
+	{ "cells_rename", run_cells_rename },
 	{ "churn", run_churn },
 	{ NULL }
 };
