@@ -38,11 +38,21 @@ struct dt_shared {
 	int mh_done;			/* passed the case's last barrier */
 	unsigned char coord_sync[256];
 	/* for the parent's wait (reap.c): progress, and a child that ended */
-	uint64_t ops;			/* recorded ops so far */
+	uint64_t ops;			/* recorded ops and settle reads */
 	uint64_t exit_ns;		/* dt_now_ns() at dt_case_exit */
 };
 
 extern struct dt_shared *dt_shared;	/* valid inside a case child */
+
+/*
+ * One more op done, for the parent's "# still running" lines and its
+ * verdict at the timeout (ops lately: out of time, not hung)
+ */
+static inline void dt_count_progress(void)
+{
+	if (dt_shared)
+		__atomic_add_fetch(&dt_shared->ops, 1, __ATOMIC_RELAXED);
+}
 /* the run's coordinator connection; NULL when alone (multihost.c uses it) */
 struct dt_coord;
 extern struct dt_coord *dt_coord_handle;

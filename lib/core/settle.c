@@ -107,17 +107,6 @@ static bool quiet_same_plan(struct dt_run *r, const struct dt_settle_plan *p)
 	return s.all && s.hosts == r->nhosts;
 }
 
-/*
- * A settle read done counts as the case's progress: a case out of time
- * in a long settle (a 50000-entry directory listed at load 30) is slow,
- * not hung (core/case.c's verdict at the timeout)
- */
-static void settle_progress(void)
-{
-	if (dt_shared)
-		__atomic_add_fetch(&dt_shared->ops, 1, __ATOMIC_RELAXED);
-}
-
 /* this host's lookups of every name: a view without listings */
 static void read_lookups(struct dt_run *r, const struct dt_settle_plan *p,
 			 bool lie, struct dt_settle_view *v)
@@ -131,7 +120,9 @@ static void read_lookups(struct dt_run *r, const struct dt_settle_plan *p,
 		dt_step_begin("settle lookup", p->name[i]);
 		v->look[i].rc = ops->lookup(r->conn, p->name[i], &st);
 		dt_step_end();
-		settle_progress();
+		/* progress: a case out of time in a long settle (a 50000-entry
+		 * directory listed at load 30) is slow, not hung */
+		dt_count_progress();
 		v->look[i].fileid = v->look[i].rc ? 0 : st.fileid;
 		v->look[i].ctime_ns = v->look[i].rc ? 0 : st.ctime_ns;
 		v->look[i].listed = -1;
@@ -163,7 +154,7 @@ static void read_listings(struct dt_run *r, const struct dt_settle_plan *p,
 		dt_step_begin("settle readdir", p->dir[d]);
 		rc = ops->readdir(r->conn, p->dir[d], &l);
 		dt_step_end();
-		settle_progress();
+		dt_count_progress();
 		dt_settle_take_list(p, d, rc < 0 ? rc : 0, &l, v);
 		dt_dirlist_free(&l);
 	}
@@ -268,10 +259,11 @@ void dt_settle(struct dt_run *r, bool off, bool lie)
 	if (rc < 0)
 		dt_broken(r, "settle: %s", dt_strerr(rc));
 	/* names the load never touched excuse nothing */
-	for (size_t i = 0; versions_by_time(r) && i + 2 < r->ntick_names; i += 3)
-		(void)dt_settle_same_tick(&plan, r->tick_names[i],
-					  r->tick_names[i + 1],
-					  r->tick_names[i + 2]);
+	if (r->ntick_names && versions_by_time(r))
+		for (size_t i = 0; i + 2 < r->ntick_names; i += 3)
+			(void)dt_settle_same_tick(&plan, r->tick_names[i],
+						  r->tick_names[i + 1],
+						  r->tick_names[i + 2]);
 	views = calloc((size_t)r->nhosts, sizeof(*views));
 	buf = malloc(SETTLE_VALUE_MAX + 1);
 	if (!views || !buf)

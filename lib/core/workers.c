@@ -446,9 +446,7 @@ static void record(struct dt_worker *w, enum dt_opcode op, uint8_t flags,
 		snprintf(e.name2, sizeof(e.name2), "%s", name2);
 	if (dt_history_add(&w->hist, &e) < 0)
 		dt_broken(w->run, "recording history: out of memory");
-	/* for the parent's "# still running" lines */
-	if (dt_shared)
-		__atomic_add_fetch(&dt_shared->ops, 1, __ATOMIC_RELAXED);
+	dt_count_progress();
 }
 
 /*

@@ -86,6 +86,16 @@ ids_agree() {
 # a new work directory: $w (the last one's late bugs may still act on it)
 nw=0
 fresh() { nw=$((nw + 1)); w=$a/w$nw; mkdir "$w"; }
+# with_bug BUG CMD...: CMD with BUG on, its output in $out, its exit in $rc
+with_bug() {
+	local bug=$1
+	shift
+	ctl bug="$bug"
+	out=$("$@" 2>&1); rc=$?
+	ctl bug=none
+}
+# scratch_left DIR: how many case scratch directories DIR still holds
+scratch_left() { find "$1" -mindepth 1 -maxdepth 1 -name 'dentrace.*' | wc -l; }
 
 echo "1..34"
 mkdir "$tmp/backing"
@@ -178,13 +188,11 @@ check "mkdir_lies: mkdir answers ENOENT yet the directory exists" \
 ctl bug=none; mkdir "$w/t"
 if [ -x "$build/bin/lookup_storm" ] &&
    "$build/bin/lookup_storm" --target "$w/t" --init-target >/dev/null; then
-	ctl bug=mkdir_lies
-	out=$("$build/bin/lookup_storm" --target "$w/t" --case absent --duration 0.2 2>&1); rc=$?
-	ctl bug=none
+	with_bug mkdir_lies "$build/bin/lookup_storm" --target "$w/t" --case absent --duration 0.2
 	ok $(( rc == 1 && $(grep -c '^not ok 1 - target_probe: mkdir answered ENOENT but the directory exists' <<<"$out") == 1 ? 0 : 1 )) \
 		"the target probe fails a mkdir that lies (exit $rc), not 65 \"not writable\""
 	ok $(( $(grep -c '^  then: "the directory exists"' <<<"$out") == 1 &&
-		$(find "$w/t" -mindepth 1 -maxdepth 1 -name 'dentrace.*' | wc -l) == 0 ? 0 : 1 )) \
+		$(scratch_left "$w/t") == 0 ? 0 : 1 )) \
 		"... with the evidence in YAML, and the probe dir removed"
 	[ "$rc" = 1 ] || sed 's/^/# /' <<<"$out"
 else
@@ -207,13 +215,11 @@ sys.exit(0 if rc < 0 and ctypes.get_errno() == 2 and os.path.exists(p) else 1)' 
 ctl bug=none; mkdir "$a/np"
 if [ -x "$build/bin/rename_race" ] &&
    "$build/bin/rename_race" --target "$a/np" --init-target >/dev/null; then
-	ctl bug=noreplace_enoent
-	out=$("$build/bin/rename_race" --target "$a/np" --case noreplace --duration 0.2 2>&1); rc=$?
-	ctl bug=none
+	with_bug noreplace_enoent "$build/bin/rename_race" --target "$a/np" --case noreplace --duration 0.2
 	ok $(( rc == 1 && $(grep -c '^not ok 1 - rename_race.noreplace$' <<<"$out") == 1 &&
 		$(grep -c '^  *observed: "ENOENT; a lookup of it right after: present, fileid' <<<"$out") == 1 ? 0 : 1 )) \
 		"the RENAME_NOREPLACE probe fails with the evidence (exit $rc), not BROKEN or SKIP"
-	ok $(( $(find "$a/np" -mindepth 1 -maxdepth 1 -name 'dentrace.*' | wc -l) == 0 ? 0 : 1 )) \
+	ok $(( $(scratch_left "$a/np") == 0 ? 0 : 1 )) \
 		"... and leaves no scratch directory behind"
 	[ "$rc" = 1 ] || sed "s/^/# /" <<<"$out"
 else
@@ -228,9 +234,7 @@ if [ -x "$build/bin/lookup_storm" ] && [ -d "$w/t" ]; then
 	out=$("$build/bin/lookup_storm" --target "$w/t" --case renamed --duration 0.3 2>&1); rc=$?
 	ok $(( rc == 0 ? 0 : 1 )) "lookup_storm.renamed passes on the clean mount (exit $rc)"
 	[ "$rc" = 0 ] || sed 's/^/# /' <<<"$out"
-	ctl bug=stale_lookup
-	out=$("$build/bin/lookup_storm" --target "$w/t" --case renamed --duration 0.3 2>&1); rc=$?
-	ctl bug=none
+	with_bug stale_lookup "$build/bin/lookup_storm" --target "$w/t" --case renamed --duration 0.3
 	ok $(( rc == 1 && $(grep -c '^not ok 1 - lookup_storm.renamed' <<<"$out") == 1 ? 0 : 1 )) \
 		"stale_lookup: lookup_storm.renamed fails (stale answers around its own rename; exit $rc)"
 	[ "$rc" = 1 ] || sed 's/^/# /' <<<"$out"
@@ -240,9 +244,7 @@ fi
 # coherence.positive_aged: the negative answer for x is replayed after
 # another name's change was seen (one host: bound 0)
 if [ -x "$build/bin/coherence" ] && [ -d "$w/t" ]; then
-	ctl bug=stale_lookup
-	out=$("$build/bin/coherence" --target "$w/t" --case positive_aged --duration 0.3 2>&1); rc=$?
-	ctl bug=none
+	with_bug stale_lookup "$build/bin/coherence" --target "$w/t" --case positive_aged --duration 0.3
 	ok $(( rc == 1 && $(grep -c '^not ok 1 - coherence.positive_aged' <<<"$out") == 1 ? 0 : 1 )) \
 		"stale_lookup: coherence.positive_aged sees the old negative answer (exit $rc)"
 	[ "$rc" = 1 ] || sed 's/^/# /' <<<"$out"
