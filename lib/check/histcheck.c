@@ -128,6 +128,12 @@ struct name {
 	uint8_t excluded;	/* not judged: below a dirty dir */
 	uint8_t renamed;	/* a successful rename's source or target */
 	uint8_t below_renamed;	/* has a renamed ancestor: moves with it */
+	/* fresh_creates: its first change is a successful MKDIR and it never
+	   moves: the directory was empty when made */
+	uint8_t made_empty;
+	/* fresh_creates: its parent was made empty here, and it does not move
+	   with a renamed directory: absent until an op of the history makes it */
+	uint8_t parent_made_empty;
 };
 
 struct arena_blk {
@@ -1343,6 +1349,100 @@ static bool exclude(struct ctx *C, uint32_t x)
 	return true;
 }
 
+/*
+ * A name the NFS client gives an open file whose name was removed
+ * (".nfsXXXX", the "silly rename"): the client's own rename, which no
+ * history records.
+ */
+static bool silly_renamed(const struct name *nm)
+{
+	const char *slash = memrchr(nm->path, '/', nm->len);
+	const char *base = slash ? slash + 1 : nm->path;
+
+	return nm->len - (size_t)(base - nm->path) >= 4 &&
+	       !strncmp(base, ".nfs", 4);
+}
+
+/* the path an event changes when it succeeds (a; b for rename, link) */
+static bool event_changes(const struct dt_event *e, bool *a, bool *b)
+{
+	*a = *b = false;
+	if (e->result)
+		return false;
+	switch (e->op) {
+	case DT_OP_CREATE: case DT_OP_MKDIR: case DT_OP_UNLINK:
+	case DT_OP_RMDIR:
+		*a = true;
+		break;
+	case DT_OP_OPEN:
+		*a = e->flags & DT_EVF_CREAT;
+		break;
+	case DT_OP_RENAME:
+		*a = *b = true;
+		break;
+	case DT_OP_LINK:
+		*b = true;
+		break;
+	default:
+		break;
+	}
+	return *a || *b;
+}
+
+/*
+ * fresh_creates (the history holds every change of its names): a
+ * directory whose first change is a successful MKDIR was empty when made,
+ * so a path right below it that does not move with a renamed directory
+ * is absent until one of the history's ops makes it.  Without this a
+ * name nothing made (a listing's invented entry, a lookup that finds a
+ * name nobody created) is UNKNOWN, which any answer fits.  A directory
+ * that is renamed (or moves with one) is left alone: its paths' states
+ * come with the move.
+ */
+static int mark_made_empty(struct ctx *C)
+{
+	const struct dt_history *h = C->h;
+	uint64_t *first = malloc((C->N.n ? C->N.n : 1) * sizeof(*first));
+	uint8_t *by_mkdir = calloc(C->N.n ? C->N.n : 1, 1);
+
+	if (!first || !by_mkdir) {
+		free(first);
+		free(by_mkdir);
+		return -ENOMEM;
+	}
+	for (uint32_t x = 0; x < C->N.n; x++)
+		first[x] = UINT64_MAX;
+	for (size_t i = 0; i < h->n; i++) {
+		const struct dt_event *e = &h->ev[i];
+		bool ca, cb;
+		uint32_t a, b;
+
+		if (!judged_op(e->op) || !event_changes(e, &ca, &cb))
+			continue;
+		a = ca ? id_of(C, e->name) : NONE;
+		b = cb ? id_of(C, e->name2) : NONE;
+		if (a != NONE && e->start_ns <= first[a]) {
+			/* on a tie the MKDIR must be the only candidate */
+			by_mkdir[a] = e->op == DT_OP_MKDIR &&
+				      (e->start_ns < first[a] || by_mkdir[a]);
+			first[a] = e->start_ns;
+		}
+		if (b != NONE && e->start_ns <= first[b]) {
+			by_mkdir[b] = 0;
+			first[b] = e->start_ns;
+		}
+	}
+	for (uint32_t x = 0; x < C->N.n; x++) {
+		struct name *nm = &C->N.v[x];
+
+		nm->made_empty = by_mkdir[x] && !nm->renamed &&
+				 !nm->below_renamed && !nm->dirty;
+	}
+	free(first);
+	free(by_mkdir);
+	return 0;
+}
+
 /* pass 0: every path the history names, and which ones are not judged */
 static int intern_all(struct ctx *C)
 {
@@ -1378,6 +1478,8 @@ static int intern_all(struct ctx *C)
 	}
 	if (make_trees(C))
 		return -ENOMEM;
+	if (C->o.fresh_creates && mark_made_empty(C))
+		return -ENOMEM;
 	/* children lists, and the paths below a dirty dir */
 	for (uint32_t x = 0; x < C->N.n; x++) {
 		struct name *nm = &C->N.v[x];
@@ -1388,6 +1490,9 @@ static int intern_all(struct ctx *C)
 		if (par != NONE && par != x) {
 			nm->next_sibling = C->N.v[par].first_child;
 			C->N.v[par].first_child = x;
+			nm->parent_made_empty = C->N.v[par].made_empty &&
+						!nm->below_renamed &&
+						!silly_renamed(nm);
 		}
 		for (const char *p = nm->path; (p = memchr(p, '/',
 			nm->len - (size_t)(p - nm->path))); p++) {
@@ -2148,10 +2253,12 @@ static void order_returns(struct ctx *C, const struct comp *cp)
  * a state only the dropped create explained).  The memo hash stays sound:
  * the initial states are the same for the whole search.
  */
-static void fresh_initial_states(struct search *S, const struct op *ops,
-				 const struct comp *cp, const uint32_t *inset)
+static void fresh_initial_states(const struct ctx *C, struct search *S,
+				 const struct op *ops, const struct comp *cp,
+				 const uint32_t *inset)
 {
-	enum { FIRST_UNSEEN, FIRST_CREATE, FIRST_OTHER };
+	/* FIRST_DROPPED: the first change is one the shrinking dropped */
+	enum { FIRST_UNSEEN, FIRST_CREATE, FIRST_OTHER, FIRST_DROPPED };
 	uint64_t *earliest = calloc(cp->nnames ? cp->nnames : 1,
 				    sizeof(*earliest));
 
@@ -2186,14 +2293,16 @@ static void fresh_initial_states(struct search *S, const struct op *ops,
 			continue;
 		/* a create the shrinking dropped: the path may have been
 		 * anything before the kept ops (as a dropped prefix's are) */
-		if (o->s == earliest[o->a])
-			S->st[o->a].type = (o->kind == K_CREATE ||
+		if (o->s == earliest[o->a] && S->st[o->a].type != FIRST_DROPPED)
+			S->st[o->a].type = inset[k] == NONE ? FIRST_DROPPED :
+					   (o->kind == K_CREATE ||
 					    o->kind == K_CREATE_NX) &&
-					   inset[k] != NONE &&
 					   S->st[o->a].type != FIRST_OTHER ?
 					   FIRST_CREATE : FIRST_OTHER;
-		if (o->b != NONE && o->s == earliest[o->b])
-			S->st[o->b].type = FIRST_OTHER;
+		if (o->b != NONE && o->s == earliest[o->b] &&
+		    S->st[o->b].type != FIRST_DROPPED)
+			S->st[o->b].type = inset[k] == NONE ? FIRST_DROPPED :
+							      FIRST_OTHER;
 		/* moved with a directory: not made here */
 		uint32_t nt;
 		const uint32_t *t = op_tree_paths(o, S->trees, S->pairs, &nt);
@@ -2202,10 +2311,19 @@ static void fresh_initial_states(struct search *S, const struct op *ops,
 			if (t[j] != NONE && o->s == earliest[t[j]])
 				S->st[t[j]].type = FIRST_OTHER;
 	}
-	for (uint32_t j = 0; j < cp->nnames; j++)
-		S->st[j] = (struct nst){
-			.kind = S->st[j].type == FIRST_CREATE ? S_ABSENT :
-							       S_UNKNOWN };
+	/*
+	 * A path right below a directory the history made empty is absent
+	 * until the history's first change of it, unless the shrinking
+	 * dropped that change (then, as for any dropped prefix, UNKNOWN).
+	 */
+	for (uint32_t j = 0; j < cp->nnames; j++) {
+		int first = S->st[j].type;
+		bool absent = first == FIRST_CREATE ||
+			      (first != FIRST_DROPPED &&
+			       C->N.v[C->cnames[cp->noff + j]].parent_made_empty);
+
+		S->st[j] = (struct nst){ .kind = absent ? S_ABSENT : S_UNKNOWN };
+	}
 	free(earliest);
 }
 
@@ -2257,7 +2375,7 @@ static int search_subset(struct ctx *C, const struct comp *cp,
 	for (uint32_t k = 0; k < n; k++)
 		C->inset[pos[k]] = k;
 	if (C->o.fresh_creates)
-		fresh_initial_states(S, ops, cp, C->inset);
+		fresh_initial_states(C, S, ops, cp, C->inset);
 	/* merge calls (by start) and returns (by end); a call first on ties:
 	 * ops that touch are concurrent */
 	S->nx[HEAD] = TAIL;

@@ -841,6 +841,72 @@ static void own_changes_case(void)
 	      "a listing after its host's unlink may be stale");
 }
 
+/*
+ * fresh_creates: a directory the history made (its first change a
+ * successful MKDIR) was empty then, so a name right below it that nothing
+ * in the history makes is absent: finding or listing it is a violation.
+ * Without fresh_creates (a history that may miss setup) it is unknown.
+ */
+static void made_empty_cases(void)
+{
+	struct dt_history h = { 0 };
+	const struct dt_check_opts fresh = { .fresh_creates = true };
+
+	ev(&h, SETUP, DT_OP_MKDIR, "s", NULL, 0, 0, 0, 5);
+	ev_excl(&h, SETUP, "s/a", 0, 1, 6, 10);
+	ev(&h, 1, DT_OP_LOOKUP, "s/b", NULL, 0, 1, 20, 30);
+	judge(&h, &fresh, DT_CHECK_VIOLATION, "not linearizable", 2,
+	      "made empty: a name nothing made is found");
+
+	ev(&h, SETUP, DT_OP_MKDIR, "s", NULL, 0, 0, 0, 5);
+	ev_excl(&h, SETUP, "s/a", 0, 1, 6, 10);
+	ev(&h, 1, DT_OP_LOOKUP, "s/b", NULL, 0, 1, 20, 30);
+	judge(&h, &strict, DT_CHECK_CONSISTENT, NULL, NO_EVENT,
+	      "the same without fresh_creates: s/b may be a fixture");
+
+	ev(&h, SETUP, DT_OP_MKDIR, "s", NULL, 0, 0, 0, 5);
+	ev(&h, SETUP, DT_OP_MKDIR, "s/d", NULL, 0, 0, 6, 8);
+	ev_excl(&h, SETUP, "s/d/a", 0, 1, 9, 10);
+	ev_rd(&h, 1, "s/d", 2, 20, 30, "a:1,zz:9");
+	judge(&h, &fresh, DT_CHECK_VIOLATION, "not linearizable", 3,
+	      "made empty: a listing shows a name nothing made");
+
+	/* the NFS client's silly rename of an open, removed file */
+	ev(&h, SETUP, DT_OP_MKDIR, "s", NULL, 0, 0, 0, 5);
+	ev_excl(&h, SETUP, "s/a", 0, 1, 6, 10);
+	ev_rd(&h, 1, "s", 2, 20, 30, "a:1,.nfs000000000000000100000001:7");
+	judge(&h, &fresh, DT_CHECK_CONSISTENT, NULL, NO_EVENT,
+	      "made empty: a .nfs silly-rename entry is the client's own");
+
+	/* a name made by a create of the history may be found after it */
+	ev(&h, SETUP, DT_OP_MKDIR, "s", NULL, 0, 0, 0, 5);
+	ev(&h, 2, DT_OP_LOOKUP, "s/a", NULL, -ENOENT, 0, 6, 8);
+	ev_excl(&h, 1, "s/a", 0, 1, 10, 20);
+	ev(&h, 2, DT_OP_LOOKUP, "s/a", NULL, 0, 1, 15, 30);
+	ev(&h, 2, DT_OP_UNLINK, "s/b", NULL, -ENOENT, 0, 15, 30);
+	judge(&h, &fresh, DT_CHECK_CONSISTENT, NULL, NO_EVENT,
+	      "made empty: names made in it, and absent ones");
+
+	/* the first change is an unlink: something outside made it */
+	ev(&h, SETUP, DT_OP_MKDIR, "s", NULL, 0, 0, 0, 5);
+	ev(&h, 1, DT_OP_UNLINK, "s/a", NULL, 0, 0, 10, 20);
+	judge(&h, &fresh, DT_CHECK_VIOLATION, "not linearizable", 1,
+	      "made empty: an unlink of a name nothing made succeeds");
+
+	/* a directory renamed in: its names come with it (unknown) */
+	ev(&h, SETUP, DT_OP_MKDIR, "s", NULL, 0, 0, 0, 5);
+	ev(&h, 1, DT_OP_RENAME, "t", "s/m", 0, 0, 10, 20);
+	ev(&h, 1, DT_OP_LOOKUP, "s/m/old", NULL, 0, 4, 30, 40);
+	judge(&h, &fresh, DT_CHECK_CONSISTENT, NULL, NO_EVENT,
+	      "made empty: a directory renamed into it brings its names");
+
+	/* a directory made again (the first MKDIR failed): not made empty */
+	ev(&h, SETUP, DT_OP_MKDIR, "s", NULL, -EEXIST, 0, 0, 5);
+	ev(&h, 1, DT_OP_LOOKUP, "s/f", NULL, 0, 4, 30, 40);
+	judge(&h, &fresh, DT_CHECK_CONSISTENT, NULL, NO_EVENT,
+	      "made empty: not when the history's MKDIR found it there");
+}
+
 int main(void)
 {
 	rename_cases();
@@ -857,5 +923,6 @@ int main(void)
 	dir_loop_case();
 	skew_case();
 	own_changes_case();
+	made_empty_cases();
 	return done();
 }
