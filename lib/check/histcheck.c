@@ -131,6 +131,7 @@ struct name {
 	/* fresh_creates: its first change is a successful MKDIR and it never
 	   moves: the directory was empty when made */
 	uint8_t made_empty;
+	uint8_t mkdired;	/* a successful MKDIR of it is in the history */
 	/* fresh_creates: its parent was made empty here, and it does not move
 	   with a renamed directory: absent until an op of the history makes it */
 	uint8_t parent_made_empty;
@@ -1475,6 +1476,8 @@ static int intern_all(struct ctx *C)
 		}
 		if (!e->result && e->op == DT_OP_RMDIR)
 			C->N.v[a].dirty = 1;
+		if (!e->result && e->op == DT_OP_MKDIR)
+			C->N.v[a].mkdired = 1;
 	}
 	if (make_trees(C))
 		return -ENOMEM;
@@ -1580,6 +1583,84 @@ static int open_creat_op(struct ctx *C, size_t i, struct op *o)
 }
 
 #define RENAME_NESTED (-2)
+#define XDEV_ONE_FS (-3)		/* EXDEV between two names of one fs */
+#define EINVAL_NOT_NESTED (-4)	/* rename EINVAL: never into itself */
+
+/* the length of path's parent directory ("" for a top-level name) */
+static size_t parent_len(const char *path, size_t len)
+{
+	const char *slash = memrchr(path, '/', len);
+
+	return slash ? (size_t)(slash - path) : 0;
+}
+
+/*
+ * The length of the directory whose filesystem holds path: its parent,
+ * and up while that directory was made by a MKDIR of the history (a
+ * directory made by mkdir is on the filesystem of its own parent: only
+ * a mount point could put another one there, and no test mounts inside
+ * its scratch directory).
+ */
+static size_t fs_anchor_len(const struct ctx *C, const char *path)
+{
+	size_t len = parent_len(path, strlen(path));
+
+	for (;;) {
+		uint32_t d = len ? names_find(&C->N, path, len) : NONE;
+
+		if (d == NONE || !C->N.v[d].mkdired)
+			return len;
+		len = parent_len(path, len);
+	}
+}
+
+/*
+ * EXDEV from rename(a, b) or link(a, b) says a and b are on two
+ * filesystems: impossible when both lie below one directory through
+ * directories the history made (or in one directory).
+ */
+static bool xdev_one_fs(const struct ctx *C, const struct dt_event *e)
+{
+	size_t la = fs_anchor_len(C, e->name), lb = fs_anchor_len(C, e->name2);
+
+	return la == lb && !memcmp(e->name, e->name2, la);
+}
+
+/* path p (length pl) is q or below it */
+static bool at_or_below(const char *p, size_t pl, const char *q, size_t ql)
+{
+	return pl >= ql && !memcmp(p, q, ql) &&
+	       (pl == ql || !ql || p[ql] == '/');
+}
+
+/*
+ * rename(a, b) answers EINVAL when b's directory lies inside a (a
+ * directory moved into itself).  By path: b below a.  By handle: the
+ * client may have resolved b's directory before it moved, so also when
+ * the history moves that directory or one of its ancestors to a or
+ * below it, at any time (a stale cache may still place it there).  Any
+ * other EINVAL is a wrong answer: e.g. a loser whose source had already
+ * been moved away, which is ENOENT.
+ */
+static bool einval_explained(const struct ctx *C, const struct dt_event *e)
+{
+	const struct dt_history *h = C->h;
+	size_t la = strlen(e->name), lb = strlen(e->name2);
+	size_t ld = parent_len(e->name2, lb);
+
+	if (at_or_below(e->name2, lb, e->name, la))
+		return true;
+	for (size_t i = 0; i < h->n; i++) {
+		const struct dt_event *r = &h->ev[i];
+
+		if (r->op != DT_OP_RENAME || r->result)
+			continue;
+		if (at_or_below(e->name2, ld, r->name, strlen(r->name)) &&
+		    at_or_below(r->name2, strlen(r->name2), e->name, la))
+			return true;
+	}
+	return false;
+}
 
 /*
  * renameat2(RENAME_NOREPLACE): success needs b absent, in the same atomic
@@ -1608,6 +1689,8 @@ static int rename_noreplace_op(struct ctx *C, size_t i, uint32_t a,
 		return 0;	/* a absent, or b's parent moved away */
 	} else if (err == ENOENT) {
 		*o = read_op((uint32_t)i, a, false, 0, 0);
+	} else if (err == EXDEV && xdev_one_fs(C, e)) {
+		return XDEV_ONE_FS;
 	} else if (err == EINVAL || err == ENOTEMPTY || err == EISDIR ||
 		   err == ENOTDIR || err == EXDEV || err == EBUSY) {
 		return 0;
@@ -1705,6 +1788,10 @@ static int event_op(struct ctx *C, size_t i, struct op *o)
 			/* b is there: a directory not empty (rename(2)), or
 			 * of a type a cannot replace (NFSv4 NFS4ERR_EXIST) */
 			*o = read_op((uint32_t)i, b, true, 0, TM_ANY);
+		} else if (err == EXDEV && xdev_one_fs(C, e)) {
+			return XDEV_ONE_FS;
+		} else if (err == EINVAL && !einval_explained(C, e)) {
+			return EINVAL_NOT_NESTED;
 		} else if (err == EINVAL || err == EEXIST || err == ENOTEMPTY ||
 			   err == EISDIR || err == ENOTDIR || err == EXDEV ||
 			   err == EBUSY) {
@@ -1725,6 +1812,10 @@ static int event_op(struct ctx *C, size_t i, struct op *o)
 			*o = read_op((uint32_t)i, a, false, 0, 0);
 		} else if (err == EPERM) {
 			*o = read_op((uint32_t)i, a, true, 0, TM_DIR);
+		} else if (err == EXDEV && !xdev_one_fs(C, e)) {
+			return 0;	/* two filesystems, as far as we know */
+		} else if (err == EXDEV) {
+			return XDEV_ONE_FS;
 		} else {
 			return -1;
 		}
@@ -1985,9 +2076,20 @@ static int make_ops(struct ctx *C)
 				C->res->errors_accepted++;
 				continue;
 			}
-			dt_say(what, "unexpected error: %s never returns %s",
-			       dt_op_name((enum dt_opcode)e->op),
-			       dt_strerr(e->result));
+			if (rc == XDEV_ONE_FS)
+				dt_say(what, "unexpected error: %s answered EXDEV "
+				       "for two names of one filesystem (one "
+				       "directory, or directories made in it)",
+				       dt_op_name((enum dt_opcode)e->op));
+			else if (rc == EINVAL_NOT_NESTED)
+				dt_say(what, "unexpected error: rename answered "
+				       "EINVAL, but the target's directory never "
+				       "was inside the source (no rename of the "
+				       "history puts it there)");
+			else
+				dt_say(what, "unexpected error: %s never returns %s",
+				       dt_op_name((enum dt_opcode)e->op),
+				       dt_strerr(e->result));
 			direct(C, i, what, "a result the model allows (0, or an errno that says absent/present)",
 			       dt_judge_evdesc(&C->judge, i, obs, sizeof(obs)));
 			C->res->judged++;

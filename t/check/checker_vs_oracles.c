@@ -68,9 +68,6 @@ static const struct gap {
 	{ "oracle_same_answer", "is flagged", GUARD_NOTHING },
 	{ NULL, NULL, NULL },
 }, gaps[] = {
-	/* errnos the checker takes as "no change" */
-	{ "oracle_race_dir_loop", "EINVAL for a vanished source", "rename EINVAL is taken as no change: a loser's EINVAL is legal when the client resolved the other directory's handle before it moved (the path model cannot say which answer a loser's source allows)" },
-	{ "oracle_race_dir_loop", "EXDEV loser", "rename EXDEV is taken as no change: the checker does not know mount boundaries (the oracle knows both names are in one scratch dir)" },
 	/* file data */
 	{ "oracle_race_open_reads", "empty read + long read", "the bytes a READ returns are file data: the checker judges that a read on an open file succeeds, not what it returns" },
 	{ NULL, NULL, NULL },

@@ -907,6 +907,58 @@ static void made_empty_cases(void)
 	      "made empty: not when the history's MKDIR found it there");
 }
 
+/*
+ * Errnos that need a reason.  EXDEV: two filesystems, impossible for
+ * names of one directory or of directories the history made in one.
+ * EINVAL from a plain rename: the target's directory inside the source,
+ * by path or by a rename of the history (a client that resolved the
+ * directory before it moved).
+ */
+static void errno_reason_cases(void)
+{
+	struct dt_history h = { 0 };
+
+	ev_excl(&h, SETUP, "s/a", 0, 1, 0, 10);
+	ev(&h, 1, DT_OP_RENAME, "s/a", "s/b", -EXDEV, 0, 20, 30);
+	judge(&h, &strict, DT_CHECK_VIOLATION, "EXDEV", 1,
+	      "rename EXDEV within one directory");
+
+	ev(&h, SETUP, DT_OP_MKDIR, "s/d", NULL, 0, 0, 0, 5);
+	ev_excl(&h, SETUP, "s/a", 0, 1, 0, 10);
+	ev(&h, 1, DT_OP_LINK, "s/a", "s/d/l", -EXDEV, 0, 20, 30);
+	judge(&h, &strict, DT_CHECK_VIOLATION, "EXDEV", 2,
+	      "link EXDEV into a directory made in the same one");
+
+	ev_excl(&h, SETUP, "s/a", 0, 1, 0, 10);
+	ev(&h, 1, DT_OP_RENAME, "s/a", "t/m/b", -EXDEV, 0, 20, 30);
+	judge(&h, &strict, DT_CHECK_CONSISTENT, NULL, NO_EVENT,
+	      "rename EXDEV to a directory of unknown origin: may be a mount");
+
+	ev(&h, SETUP, DT_OP_MKDIR, "s/A", NULL, 0, 0, 0, 5);
+	ev(&h, 1, DT_OP_RENAME, "s/A", "s/A/in", -EINVAL, 0, 20, 30);
+	judge(&h, &strict, DT_CHECK_CONSISTENT, NULL, NO_EVENT,
+	      "rename EINVAL: into itself by path");
+
+	ev(&h, SETUP, DT_OP_MKDIR, "s/A", NULL, 0, 0, 0, 5);
+	ev(&h, SETUP, DT_OP_MKDIR, "s/B", NULL, 0, 0, 0, 5);
+	ev(&h, 1, DT_OP_RENAME, "s/A", "s/B/a", 0, 0, 20, 30);
+	ev(&h, 2, DT_OP_RENAME, "s/B", "s/A/b", -EINVAL, 0, 21, 31);
+	judge(&h, &strict, DT_CHECK_CONSISTENT, NULL, NO_EVENT,
+	      "rename EINVAL: the target's directory moved into the source");
+
+	ev(&h, SETUP, DT_OP_MKDIR, "s/A", NULL, 0, 0, 0, 5);
+	ev(&h, SETUP, DT_OP_MKDIR, "s/B", NULL, 0, 0, 0, 5);
+	ev(&h, 1, DT_OP_RENAME, "s/A", "s/B/a", 0, 0, 20, 30);
+	ev(&h, 2, DT_OP_RENAME, "s/A", "s/B/c", -EINVAL, 0, 21, 31);
+	judge(&h, &strict, DT_CHECK_VIOLATION, "EINVAL", 3,
+	      "rename EINVAL where the source was moved away (ENOENT)");
+
+	ev(&h, SETUP, DT_OP_MKDIR, "s/A", NULL, 0, 0, 0, 5);
+	ev(&h, 2, DT_OP_RENAME, "s/A", "s/A", -EINVAL, 0, 21, 31);
+	judge(&h, &strict, DT_CHECK_CONSISTENT, NULL, NO_EVENT,
+	      "rename EINVAL of a name onto itself: not judged as a move");
+}
+
 int main(void)
 {
 	rename_cases();
@@ -924,5 +976,6 @@ int main(void)
 	skew_case();
 	own_changes_case();
 	made_empty_cases();
+	errno_reason_cases();
 	return done();
 }
