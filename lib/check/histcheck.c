@@ -1059,13 +1059,15 @@ static int handle_key_cmp(const void *x, const void *y)
  * name).  The events carry no handle: a thread's READ and CLOSE act on its
  * latest successful OPEN not yet closed (the tests hold one file open per
  * thread), in the thread's own order, which is by end time (a caching
- * client's widened OPEN keeps its end).  Bytes are not judged.
+ * client's widened OPEN keeps its end).  Bytes: the histories record no
+ * write, so a READ with the request ("offset+length", name2) of the
+ * handle's first READ returns as many bytes as that one did.
  */
 static int judge_handles(struct ctx *C)
 {
 	const struct dt_history *h = C->h;
 	struct handle_key *k;
-	size_t nk = 0, open = NONE;
+	size_t nk = 0, open = NONE, first_read = NONE;
 	char what[256], exp[256 + DT_EVLEN], obs[DT_EVLEN];
 
 	for (size_t i = 0; i < h->n; i++)
@@ -1094,6 +1096,7 @@ static int judge_handles(struct ctx *C)
 			open = NONE;
 		if (e->op == DT_OP_OPEN) {
 			open = e->result ? NONE : k[i].ev;
+			first_read = NONE;
 			continue;
 		}
 		if (open == NONE) {
@@ -1119,9 +1122,31 @@ static int judge_handles(struct ctx *C)
 			direct(C, k[i].ev, what, exp,
 			       dt_judge_evdesc(&C->judge, k[i].ev, obs,
 					       sizeof(obs)));
+		} else if (e->op == DT_OP_READ && e->name2[0] &&
+			   first_read == NONE) {
+			first_read = k[i].ev;
+		} else if (e->op == DT_OP_READ && e->name2[0] &&
+			   !strcmp(e->name2, h->ev[first_read].name2) &&
+			   e->result != h->ev[first_read].result) {
+			dt_say(what, "file data: a read (%s) of open %s "
+			       "returned %d bytes, the same read of it before "
+			       "%d", e->name2, h->ev[open].name, e->result,
+			       h->ev[first_read].result);
+			snprintf(exp, sizeof(exp), "%d bytes: an open file keeps "
+				 "its data until closed, and no op of the "
+				 "history writes (first read: %s)",
+				 h->ev[first_read].result,
+				 dt_judge_evdesc(&C->judge, first_read, obs,
+						 sizeof(obs)));
+			if (C->direct.violations == 0 ||
+			    k[i].ev < C->direct.event)
+				C->direct_open = open;
+			direct(C, k[i].ev, what, exp,
+			       dt_judge_evdesc(&C->judge, k[i].ev, obs,
+					       sizeof(obs)));
 		}
 		if (e->op == DT_OP_CLOSE)
-			open = NONE;
+			open = first_read = NONE;
 	}
 	free(k);
 	return 0;

@@ -88,7 +88,13 @@
  *                    name is unlinked or renamed over, until it is closed.
  *                    CLOSE ends the handle.  A READ or CLOSE on no handle
  *                    the history opened (after a failed OPEN, after the
- *                    CLOSE) is not judged (ignored).  Bytes are not judged.
+ *                    CLOSE) is not judged (ignored).  Bytes: no op of a
+ *                    history writes file data (tests read what their
+ *                    setup wrote before the open), so a READ with the
+ *                    same request ("offset+length" in name2) as the
+ *                    handle's first READ returns as many bytes: a file
+ *                    emptied or grown under an open handle is a
+ *                    violation.
  *                    NFSv3 has no open state (RFC 1813): there another
  *                    client's REMOVE may free the file, and such a
  *                    violation is the protocol's limit; the target's xfail

@@ -68,8 +68,6 @@ static const struct gap {
 	{ "oracle_same_answer", "is flagged", GUARD_NOTHING },
 	{ NULL, NULL, NULL },
 }, gaps[] = {
-	/* file data */
-	{ "oracle_race_open_reads", "empty read + long read", "the bytes a READ returns are file data: the checker judges that a read on an open file succeeds, not what it returns" },
 	{ NULL, NULL, NULL },
 };
 

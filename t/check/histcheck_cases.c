@@ -959,6 +959,35 @@ static void errno_reason_cases(void)
 	      "rename EINVAL of a name onto itself: not judged as a move");
 }
 
+/*
+ * File data under an open handle: no op of a history writes, so a READ
+ * with the request of the handle's first READ ("offset+length", as
+ * dt_pread records it) returns as many bytes.
+ */
+static void read_bytes_cases(void)
+{
+	struct dt_history h = { 0 };
+
+	ev_excl(&h, SETUP, "s/f", 0, 1, 0, 10);
+	ev(&h, 1, DT_OP_OPEN, "s/f", NULL, 0, 1, 20, 30);
+	ev(&h, 1, DT_OP_READ, "", "0+101", 100, 0, 40, 50);
+	ev(&h, 2, DT_OP_UNLINK, "s/f", NULL, 0, 0, 60, 70);
+	ev(&h, 1, DT_OP_READ, "", "0+101", 0, 0, 80, 90);
+	judge(&h, &strict, DT_CHECK_VIOLATION, "file data", 4,
+	      "read bytes: the same read of an open file returns 0 after an unlink");
+
+	ev_excl(&h, SETUP, "s/f", 0, 1, 0, 10);
+	ev(&h, 1, DT_OP_OPEN, "s/f", NULL, 0, 1, 20, 30);
+	ev(&h, 1, DT_OP_READ, "", "0+101", 100, 0, 40, 50);
+	ev(&h, 1, DT_OP_READ, "", "50+101", 50, 0, 60, 70);
+	ev(&h, 1, DT_OP_READ, "", "0+101", 100, 0, 80, 90);
+	ev(&h, 1, DT_OP_CLOSE, "", NULL, 0, 0, 91, 92);
+	ev(&h, 1, DT_OP_OPEN, "s/f", NULL, 0, 1, 93, 94);
+	ev(&h, 1, DT_OP_READ, "", "0+101", 7, 0, 95, 96);
+	judge(&h, &strict, DT_CHECK_CONSISTENT, NULL, NO_EVENT,
+	      "read bytes: other requests, and another open, are not compared");
+}
+
 int main(void)
 {
 	rename_cases();
@@ -977,5 +1006,6 @@ int main(void)
 	own_changes_case();
 	made_empty_cases();
 	errno_reason_cases();
+	read_bytes_cases();
 	return done();
 }
