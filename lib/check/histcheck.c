@@ -3250,14 +3250,17 @@ const struct dt_check_coverage dt_check_coverage[] = {
 	{ "open+!", true, "O_CREAT|O_EXCL: exclusive create; EEXIST -> PRESENT" },
 	{ "create", true, "create or open a file of the same fileid" },
 	{ "create!", true, "exclusive create; EEXIST -> PRESENT" },
-	{ "mkdir", true, "exclusive create of a dir; EEXIST -> PRESENT" },
+	{ "mkdir", true, "exclusive create of a dir; EEXIST -> PRESENT; "
+			 "(--fresh) made empty: names below it ABSENT" },
 	{ "rmdir", true, "PRESENT dir -> ABSENT; ENOENT, ENOTEMPTY, ENOTDIR read" },
 	{ "unlink", true, "PRESENT non-dir -> ABSENT; ENOENT, EISDIR read" },
-	{ "link", true, "b ABSENT -> PRESENT(F of a); EEXIST, ENOENT, EPERM read" },
+	{ "link", true, "b ABSENT -> PRESENT(F of a); EEXIST, ENOENT, EPERM "
+			"read; EXDEV in one filesystem a violation" },
 	{ "rename", true, "a -> b incl. rename-over and same-file no-op; a "
 			  "directory takes the paths below it along; into "
 			  "itself is a violation; ENOENT, EEXIST, ENOTEMPTY "
-			  "read" },
+			  "read; EINVAL only into itself (by path or a move), "
+			  "EXDEV only across filesystems" },
 	{ "rename-noreplace", true, "a -> b only if b absent, atomically; "
 				    "EEXIST -> b PRESENT; EINVAL (flag not "
 				    "supported) no information" },
@@ -3265,7 +3268,8 @@ const struct dt_check_coverage dt_check_coverage[] = {
 			   "duplicates are violations (not one name with two "
 			   "fileids: removed and made again)" },
 	{ "read", true, "on the thread's open handle: must not fail "
-			"(open file outlives its name); bytes not judged" },
+			"(open file outlives its name); the same request "
+			"returns as many bytes (no write)" },
 	{ "close", true, "on the thread's open handle: must not fail; ends "
 			 "the handle" },
 	{ NULL, false, NULL },
