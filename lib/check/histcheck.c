@@ -128,6 +128,13 @@ struct name {
 	uint8_t excluded;	/* not judged: below a dirty dir */
 	uint8_t renamed;	/* a successful rename's source or target */
 	uint8_t below_renamed;	/* has a renamed ancestor: moves with it */
+	/* fresh_creates: its first change is a successful MKDIR and it never
+	   moves: the directory was empty when made */
+	uint8_t made_empty;
+	uint8_t mkdired;	/* a successful MKDIR of it is in the history */
+	/* fresh_creates: its parent was made empty here, and it does not move
+	   with a renamed directory: absent until an op of the history makes it */
+	uint8_t parent_made_empty;
 };
 
 struct arena_blk {
@@ -1052,13 +1059,15 @@ static int handle_key_cmp(const void *x, const void *y)
  * name).  The events carry no handle: a thread's READ and CLOSE act on its
  * latest successful OPEN not yet closed (the tests hold one file open per
  * thread), in the thread's own order, which is by end time (a caching
- * client's widened OPEN keeps its end).  Bytes are not judged.
+ * client's widened OPEN keeps its end).  Bytes: the histories record no
+ * write, so a READ with the request ("offset+length", name2) of the
+ * handle's first READ returns as many bytes as that one did.
  */
 static int judge_handles(struct ctx *C)
 {
 	const struct dt_history *h = C->h;
 	struct handle_key *k;
-	size_t nk = 0, open = NONE;
+	size_t nk = 0, open = NONE, first_read = NONE;
 	char what[256], exp[256 + DT_EVLEN], obs[DT_EVLEN];
 
 	for (size_t i = 0; i < h->n; i++)
@@ -1087,6 +1096,7 @@ static int judge_handles(struct ctx *C)
 			open = NONE;
 		if (e->op == DT_OP_OPEN) {
 			open = e->result ? NONE : k[i].ev;
+			first_read = NONE;
 			continue;
 		}
 		if (open == NONE) {
@@ -1112,9 +1122,31 @@ static int judge_handles(struct ctx *C)
 			direct(C, k[i].ev, what, exp,
 			       dt_judge_evdesc(&C->judge, k[i].ev, obs,
 					       sizeof(obs)));
+		} else if (e->op == DT_OP_READ && e->name2[0] &&
+			   first_read == NONE) {
+			first_read = k[i].ev;
+		} else if (e->op == DT_OP_READ && e->name2[0] &&
+			   !strcmp(e->name2, h->ev[first_read].name2) &&
+			   e->result != h->ev[first_read].result) {
+			dt_say(what, "file data: a read (%s) of open %s "
+			       "returned %d bytes, the same read of it before "
+			       "%d", e->name2, h->ev[open].name, e->result,
+			       h->ev[first_read].result);
+			snprintf(exp, sizeof(exp), "%d bytes: an open file keeps "
+				 "its data until closed, and no op of the "
+				 "history writes (first read: %s)",
+				 h->ev[first_read].result,
+				 dt_judge_evdesc(&C->judge, first_read, obs,
+						 sizeof(obs)));
+			if (C->direct.violations == 0 ||
+			    k[i].ev < C->direct.event)
+				C->direct_open = open;
+			direct(C, k[i].ev, what, exp,
+			       dt_judge_evdesc(&C->judge, k[i].ev, obs,
+					       sizeof(obs)));
 		}
 		if (e->op == DT_OP_CLOSE)
-			open = NONE;
+			open = first_read = NONE;
 	}
 	free(k);
 	return 0;
@@ -1343,6 +1375,100 @@ static bool exclude(struct ctx *C, uint32_t x)
 	return true;
 }
 
+/*
+ * A name the NFS client gives an open file whose name was removed
+ * (".nfsXXXX", the "silly rename"): the client's own rename, which no
+ * history records.
+ */
+static bool silly_renamed(const struct name *nm)
+{
+	const char *slash = memrchr(nm->path, '/', nm->len);
+	const char *base = slash ? slash + 1 : nm->path;
+
+	return nm->len - (size_t)(base - nm->path) >= 4 &&
+	       !strncmp(base, ".nfs", 4);
+}
+
+/* the path an event changes when it succeeds (a; b for rename, link) */
+static bool event_changes(const struct dt_event *e, bool *a, bool *b)
+{
+	*a = *b = false;
+	if (e->result)
+		return false;
+	switch (e->op) {
+	case DT_OP_CREATE: case DT_OP_MKDIR: case DT_OP_UNLINK:
+	case DT_OP_RMDIR:
+		*a = true;
+		break;
+	case DT_OP_OPEN:
+		*a = e->flags & DT_EVF_CREAT;
+		break;
+	case DT_OP_RENAME:
+		*a = *b = true;
+		break;
+	case DT_OP_LINK:
+		*b = true;
+		break;
+	default:
+		break;
+	}
+	return *a || *b;
+}
+
+/*
+ * fresh_creates (the history holds every change of its names): a
+ * directory whose first change is a successful MKDIR was empty when made,
+ * so a path right below it that does not move with a renamed directory
+ * is absent until one of the history's ops makes it.  Without this a
+ * name nothing made (a listing's invented entry, a lookup that finds a
+ * name nobody created) is UNKNOWN, which any answer fits.  A directory
+ * that is renamed (or moves with one) is left alone: its paths' states
+ * come with the move.
+ */
+static int mark_made_empty(struct ctx *C)
+{
+	const struct dt_history *h = C->h;
+	uint64_t *first = malloc((C->N.n ? C->N.n : 1) * sizeof(*first));
+	uint8_t *by_mkdir = calloc(C->N.n ? C->N.n : 1, 1);
+
+	if (!first || !by_mkdir) {
+		free(first);
+		free(by_mkdir);
+		return -ENOMEM;
+	}
+	for (uint32_t x = 0; x < C->N.n; x++)
+		first[x] = UINT64_MAX;
+	for (size_t i = 0; i < h->n; i++) {
+		const struct dt_event *e = &h->ev[i];
+		bool ca, cb;
+		uint32_t a, b;
+
+		if (!judged_op(e->op) || !event_changes(e, &ca, &cb))
+			continue;
+		a = ca ? id_of(C, e->name) : NONE;
+		b = cb ? id_of(C, e->name2) : NONE;
+		if (a != NONE && e->start_ns <= first[a]) {
+			/* on a tie the MKDIR must be the only candidate */
+			by_mkdir[a] = e->op == DT_OP_MKDIR &&
+				      (e->start_ns < first[a] || by_mkdir[a]);
+			first[a] = e->start_ns;
+		}
+		if (b != NONE && e->start_ns <= first[b]) {
+			by_mkdir[b] = 0;
+			first[b] = e->start_ns;
+		}
+	}
+	for (uint32_t x = 0; x < C->N.n; x++) {
+		struct name *nm = &C->N.v[x];
+
+		nm->made_empty = by_mkdir[x] && !nm->renamed &&
+				 !nm->below_renamed && !nm->dirty;
+	}
+	free(first);
+	free(by_mkdir);
+	return 0;
+}
+
 /* pass 0: every path the history names, and which ones are not judged */
 static int intern_all(struct ctx *C)
 {
@@ -1375,8 +1501,12 @@ static int intern_all(struct ctx *C)
 		}
 		if (!e->result && e->op == DT_OP_RMDIR)
 			C->N.v[a].dirty = 1;
+		if (!e->result && e->op == DT_OP_MKDIR)
+			C->N.v[a].mkdired = 1;
 	}
 	if (make_trees(C))
+		return -ENOMEM;
+	if (C->o.fresh_creates && mark_made_empty(C))
 		return -ENOMEM;
 	/* children lists, and the paths below a dirty dir */
 	for (uint32_t x = 0; x < C->N.n; x++) {
@@ -1388,6 +1518,9 @@ static int intern_all(struct ctx *C)
 		if (par != NONE && par != x) {
 			nm->next_sibling = C->N.v[par].first_child;
 			C->N.v[par].first_child = x;
+			nm->parent_made_empty = C->N.v[par].made_empty &&
+						!nm->below_renamed &&
+						!silly_renamed(nm);
 		}
 		for (const char *p = nm->path; (p = memchr(p, '/',
 			nm->len - (size_t)(p - nm->path))); p++) {
@@ -1475,6 +1608,84 @@ static int open_creat_op(struct ctx *C, size_t i, struct op *o)
 }
 
 #define RENAME_NESTED (-2)
+#define XDEV_ONE_FS (-3)		/* EXDEV between two names of one fs */
+#define EINVAL_NOT_NESTED (-4)	/* rename EINVAL: never into itself */
+
+/* the length of path's parent directory ("" for a top-level name) */
+static size_t parent_len(const char *path, size_t len)
+{
+	const char *slash = memrchr(path, '/', len);
+
+	return slash ? (size_t)(slash - path) : 0;
+}
+
+/*
+ * The length of the directory whose filesystem holds path: its parent,
+ * and up while that directory was made by a MKDIR of the history (a
+ * directory made by mkdir is on the filesystem of its own parent: only
+ * a mount point could put another one there, and no test mounts inside
+ * its scratch directory).
+ */
+static size_t fs_anchor_len(const struct ctx *C, const char *path)
+{
+	size_t len = parent_len(path, strlen(path));
+
+	for (;;) {
+		uint32_t d = len ? names_find(&C->N, path, len) : NONE;
+
+		if (d == NONE || !C->N.v[d].mkdired)
+			return len;
+		len = parent_len(path, len);
+	}
+}
+
+/*
+ * EXDEV from rename(a, b) or link(a, b) says a and b are on two
+ * filesystems: impossible when both lie below one directory through
+ * directories the history made (or in one directory).
+ */
+static bool xdev_one_fs(const struct ctx *C, const struct dt_event *e)
+{
+	size_t la = fs_anchor_len(C, e->name), lb = fs_anchor_len(C, e->name2);
+
+	return la == lb && !memcmp(e->name, e->name2, la);
+}
+
+/* path p (length pl) is q or below it */
+static bool at_or_below(const char *p, size_t pl, const char *q, size_t ql)
+{
+	return pl >= ql && !memcmp(p, q, ql) &&
+	       (pl == ql || !ql || p[ql] == '/');
+}
+
+/*
+ * rename(a, b) answers EINVAL when b's directory lies inside a (a
+ * directory moved into itself).  By path: b below a.  By handle: the
+ * client may have resolved b's directory before it moved, so also when
+ * the history moves that directory or one of its ancestors to a or
+ * below it, at any time (a stale cache may still place it there).  Any
+ * other EINVAL is a wrong answer: e.g. a loser whose source had already
+ * been moved away, which is ENOENT.
+ */
+static bool einval_explained(const struct ctx *C, const struct dt_event *e)
+{
+	const struct dt_history *h = C->h;
+	size_t la = strlen(e->name), lb = strlen(e->name2);
+	size_t ld = parent_len(e->name2, lb);
+
+	if (at_or_below(e->name2, lb, e->name, la))
+		return true;
+	for (size_t i = 0; i < h->n; i++) {
+		const struct dt_event *r = &h->ev[i];
+
+		if (r->op != DT_OP_RENAME || r->result)
+			continue;
+		if (at_or_below(e->name2, ld, r->name, strlen(r->name)) &&
+		    at_or_below(r->name2, strlen(r->name2), e->name, la))
+			return true;
+	}
+	return false;
+}
 
 /*
  * renameat2(RENAME_NOREPLACE): success needs b absent, in the same atomic
@@ -1503,6 +1714,8 @@ static int rename_noreplace_op(struct ctx *C, size_t i, uint32_t a,
 		return 0;	/* a absent, or b's parent moved away */
 	} else if (err == ENOENT) {
 		*o = read_op((uint32_t)i, a, false, 0, 0);
+	} else if (err == EXDEV && xdev_one_fs(C, e)) {
+		return XDEV_ONE_FS;
 	} else if (err == EINVAL || err == ENOTEMPTY || err == EISDIR ||
 		   err == ENOTDIR || err == EXDEV || err == EBUSY) {
 		return 0;
@@ -1600,6 +1813,10 @@ static int event_op(struct ctx *C, size_t i, struct op *o)
 			/* b is there: a directory not empty (rename(2)), or
 			 * of a type a cannot replace (NFSv4 NFS4ERR_EXIST) */
 			*o = read_op((uint32_t)i, b, true, 0, TM_ANY);
+		} else if (err == EXDEV && xdev_one_fs(C, e)) {
+			return XDEV_ONE_FS;
+		} else if (err == EINVAL && !einval_explained(C, e)) {
+			return EINVAL_NOT_NESTED;
 		} else if (err == EINVAL || err == EEXIST || err == ENOTEMPTY ||
 			   err == EISDIR || err == ENOTDIR || err == EXDEV ||
 			   err == EBUSY) {
@@ -1620,6 +1837,10 @@ static int event_op(struct ctx *C, size_t i, struct op *o)
 			*o = read_op((uint32_t)i, a, false, 0, 0);
 		} else if (err == EPERM) {
 			*o = read_op((uint32_t)i, a, true, 0, TM_DIR);
+		} else if (err == EXDEV && !xdev_one_fs(C, e)) {
+			return 0;	/* two filesystems, as far as we know */
+		} else if (err == EXDEV) {
+			return XDEV_ONE_FS;
 		} else {
 			return -1;
 		}
@@ -1880,9 +2101,20 @@ static int make_ops(struct ctx *C)
 				C->res->errors_accepted++;
 				continue;
 			}
-			dt_say(what, "unexpected error: %s never returns %s",
-			       dt_op_name((enum dt_opcode)e->op),
-			       dt_strerr(e->result));
+			if (rc == XDEV_ONE_FS)
+				dt_say(what, "unexpected error: %s answered EXDEV "
+				       "for two names of one filesystem (one "
+				       "directory, or directories made in it)",
+				       dt_op_name((enum dt_opcode)e->op));
+			else if (rc == EINVAL_NOT_NESTED)
+				dt_say(what, "unexpected error: rename answered "
+				       "EINVAL, but the target's directory never "
+				       "was inside the source (no rename of the "
+				       "history puts it there)");
+			else
+				dt_say(what, "unexpected error: %s never returns %s",
+				       dt_op_name((enum dt_opcode)e->op),
+				       dt_strerr(e->result));
 			direct(C, i, what, "a result the model allows (0, or an errno that says absent/present)",
 			       dt_judge_evdesc(&C->judge, i, obs, sizeof(obs)));
 			C->res->judged++;
@@ -2148,10 +2380,12 @@ static void order_returns(struct ctx *C, const struct comp *cp)
  * a state only the dropped create explained).  The memo hash stays sound:
  * the initial states are the same for the whole search.
  */
-static void fresh_initial_states(struct search *S, const struct op *ops,
-				 const struct comp *cp, const uint32_t *inset)
+static void fresh_initial_states(const struct ctx *C, struct search *S,
+				 const struct op *ops, const struct comp *cp,
+				 const uint32_t *inset)
 {
-	enum { FIRST_UNSEEN, FIRST_CREATE, FIRST_OTHER };
+	/* FIRST_DROPPED: the first change is one the shrinking dropped */
+	enum { FIRST_UNSEEN, FIRST_CREATE, FIRST_OTHER, FIRST_DROPPED };
 	uint64_t *earliest = calloc(cp->nnames ? cp->nnames : 1,
 				    sizeof(*earliest));
 
@@ -2186,14 +2420,16 @@ static void fresh_initial_states(struct search *S, const struct op *ops,
 			continue;
 		/* a create the shrinking dropped: the path may have been
 		 * anything before the kept ops (as a dropped prefix's are) */
-		if (o->s == earliest[o->a])
-			S->st[o->a].type = (o->kind == K_CREATE ||
+		if (o->s == earliest[o->a] && S->st[o->a].type != FIRST_DROPPED)
+			S->st[o->a].type = inset[k] == NONE ? FIRST_DROPPED :
+					   (o->kind == K_CREATE ||
 					    o->kind == K_CREATE_NX) &&
-					   inset[k] != NONE &&
 					   S->st[o->a].type != FIRST_OTHER ?
 					   FIRST_CREATE : FIRST_OTHER;
-		if (o->b != NONE && o->s == earliest[o->b])
-			S->st[o->b].type = FIRST_OTHER;
+		if (o->b != NONE && o->s == earliest[o->b] &&
+		    S->st[o->b].type != FIRST_DROPPED)
+			S->st[o->b].type = inset[k] == NONE ? FIRST_DROPPED :
+							      FIRST_OTHER;
 		/* moved with a directory: not made here */
 		uint32_t nt;
 		const uint32_t *t = op_tree_paths(o, S->trees, S->pairs, &nt);
@@ -2202,10 +2438,19 @@ static void fresh_initial_states(struct search *S, const struct op *ops,
 			if (t[j] != NONE && o->s == earliest[t[j]])
 				S->st[t[j]].type = FIRST_OTHER;
 	}
-	for (uint32_t j = 0; j < cp->nnames; j++)
-		S->st[j] = (struct nst){
-			.kind = S->st[j].type == FIRST_CREATE ? S_ABSENT :
-							       S_UNKNOWN };
+	/*
+	 * A path right below a directory the history made empty is absent
+	 * until the history's first change of it, unless the shrinking
+	 * dropped that change (then, as for any dropped prefix, UNKNOWN).
+	 */
+	for (uint32_t j = 0; j < cp->nnames; j++) {
+		int first = S->st[j].type;
+		bool absent = first == FIRST_CREATE ||
+			      (first != FIRST_DROPPED &&
+			       C->N.v[C->cnames[cp->noff + j]].parent_made_empty);
+
+		S->st[j] = (struct nst){ .kind = absent ? S_ABSENT : S_UNKNOWN };
+	}
 	free(earliest);
 }
 
@@ -2257,7 +2502,7 @@ static int search_subset(struct ctx *C, const struct comp *cp,
 	for (uint32_t k = 0; k < n; k++)
 		C->inset[pos[k]] = k;
 	if (C->o.fresh_creates)
-		fresh_initial_states(S, ops, cp, C->inset);
+		fresh_initial_states(C, S, ops, cp, C->inset);
 	/* merge calls (by start) and returns (by end); a call first on ties:
 	 * ops that touch are concurrent */
 	S->nx[HEAD] = TAIL;
@@ -3005,14 +3250,17 @@ const struct dt_check_coverage dt_check_coverage[] = {
 	{ "open+!", true, "O_CREAT|O_EXCL: exclusive create; EEXIST -> PRESENT" },
 	{ "create", true, "create or open a file of the same fileid" },
 	{ "create!", true, "exclusive create; EEXIST -> PRESENT" },
-	{ "mkdir", true, "exclusive create of a dir; EEXIST -> PRESENT" },
+	{ "mkdir", true, "exclusive create of a dir; EEXIST -> PRESENT; "
+			 "(--fresh) made empty: names below it ABSENT" },
 	{ "rmdir", true, "PRESENT dir -> ABSENT; ENOENT, ENOTEMPTY, ENOTDIR read" },
 	{ "unlink", true, "PRESENT non-dir -> ABSENT; ENOENT, EISDIR read" },
-	{ "link", true, "b ABSENT -> PRESENT(F of a); EEXIST, ENOENT, EPERM read" },
+	{ "link", true, "b ABSENT -> PRESENT(F of a); EEXIST, ENOENT, EPERM "
+			"read; EXDEV in one filesystem a violation" },
 	{ "rename", true, "a -> b incl. rename-over and same-file no-op; a "
 			  "directory takes the paths below it along; into "
 			  "itself is a violation; ENOENT, EEXIST, ENOTEMPTY "
-			  "read" },
+			  "read; EINVAL only into itself (by path or a move), "
+			  "EXDEV only across filesystems" },
 	{ "rename-noreplace", true, "a -> b only if b absent, atomically; "
 				    "EEXIST -> b PRESENT; EINVAL (flag not "
 				    "supported) no information" },
@@ -3020,7 +3268,8 @@ const struct dt_check_coverage dt_check_coverage[] = {
 			   "duplicates are violations (not one name with two "
 			   "fileids: removed and made again)" },
 	{ "read", true, "on the thread's open handle: must not fail "
-			"(open file outlives its name); bytes not judged" },
+			"(open file outlives its name); the same request "
+			"returns as many bytes (no write)" },
 	{ "close", true, "on the thread's open handle: must not fail; ends "
 			 "the handle" },
 	{ NULL, false, NULL },

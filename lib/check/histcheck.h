@@ -43,8 +43,17 @@
  *                    (equal fileids, or unknown ones) POSIX says nothing
  *                    happens: both stay.  ENOENT: a ABSENT.  EEXIST,
  *                    ENOTEMPTY: b PRESENT (a directory not empty, or for
- *                    NFSv4 of a type a cannot replace).  EINVAL, EISDIR,
- *                    ENOTDIR, EXDEV, EBUSY: no change, nothing to check.  Renaming a directory
+ *                    NFSv4 of a type a cannot replace).  EISDIR, ENOTDIR,
+ *                    EBUSY: no change, nothing to check.  EINVAL: no
+ *                    change, but only if b's directory can be inside a:
+ *                    b below a, or a rename of the history moves b's
+ *                    directory (or an ancestor) to a or below it (a
+ *                    client may have resolved it before the move); else
+ *                    a violation.  EXDEV: no change, but a violation
+ *                    when a and b lie in one directory or below it
+ *                    through directories the history made (mkdir makes a
+ *                    directory on its parent's filesystem; no test
+ *                    mounts inside its scratch).  Renaming a directory
  *                    moves the paths below it (see "Directories" below).
  *                    Success with b below a (into itself) or a below b
  *                    (onto its own non-empty ancestor) is a violation by
@@ -57,7 +66,7 @@
  *                    no-change errors: nothing to check.
  *   LINK a -> b      success: a PRESENT(F, not dir), b ABSENT ->
  *                    b PRESENT(F).  EEXIST: b PRESENT.  ENOENT: a ABSENT.
- *                    EPERM: a PRESENT dir.
+ *                    EPERM: a PRESENT dir.  EXDEV: as for RENAME.
  *   READDIR D        success: D PRESENT dir, and for every path D/x the
  *                    history knows (any op on it, or listed in any listing
  *                    of D) one atomic read of D/x at its own point inside
@@ -79,7 +88,13 @@
  *                    name is unlinked or renamed over, until it is closed.
  *                    CLOSE ends the handle.  A READ or CLOSE on no handle
  *                    the history opened (after a failed OPEN, after the
- *                    CLOSE) is not judged (ignored).  Bytes are not judged.
+ *                    CLOSE) is not judged (ignored).  Bytes: no op of a
+ *                    history writes file data (tests read what their
+ *                    setup wrote before the open), so a READ with the
+ *                    same request ("offset+length" in name2) as the
+ *                    handle's first READ returns as many bytes: a file
+ *                    emptied or grown under an open handle is a
+ *                    violation.
  *                    NFSv3 has no open state (RFC 1813): there another
  *                    client's REMOVE may free the file, and such a
  *                    violation is the protocol's limit; the target's xfail
@@ -190,7 +205,11 @@ struct dt_check_opts {
 	bool accept_errors;	/* unexpected errors are "no information" */
 	/* a path whose first change is a create (create, mkdir, open+) did
 	   not exist before it: the history holds the whole life of the names
-	   it creates (a fresh scratch dir), as the oracles assume */
+	   it creates (a fresh scratch dir), as the oracles assume.  And a
+	   directory whose first change is a successful MKDIR (never moved)
+	   was empty then: a path right below it starts ABSENT, so a name
+	   nothing in the history makes is never found (the NFS client's
+	   ".nfs" silly-rename names aside) */
 	bool fresh_creates;
 	uint64_t budget;	/* search steps per component, 0 = default */
 	uint64_t shrink_budget;	/* steps for the counterexample, 0 = default */

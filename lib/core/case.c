@@ -86,6 +86,32 @@ static void report_agreement(struct dt_run *r, const struct agreement *ag)
  * A violation fails the case like an oracle, with the shrunk
  * counterexample as a YAML block; inconclusive is a diag, not a failure.
  */
+/*
+ * The judged history starts with the scratch directory's MKDIR (the
+ * leader made it, empty, before any op of the case): what the oracles
+ * take for granted ("nothing was there before the case made it") is then
+ * in the history itself, and the checker's fresh_creates can judge a name
+ * nothing made below it.
+ */
+static void record_scratch_mkdir(struct dt_run *r)
+{
+	struct dt_event e = {
+		.host = (uint16_t)r->host, .thread = 0xffff, .op = DT_OP_MKDIR,
+		.start_ns = r->scratch_made_ns[0],
+		.end_ns = r->scratch_made_ns[1],
+	};
+
+	size_t len = strlen(r->scratch);
+
+	/* a name the events cannot hold is no path of the history either */
+	if (!r->scratch_made_ns[1] || len >= sizeof(e.name))
+		return;
+	memcpy(e.name, r->scratch, len + 1);
+	if (dt_history_add(&r->hist, &e) < 0)
+		dt_broken(r, "history: out of memory");
+	dt_history_sort(&r->hist);
+}
+
 static void check_history(struct dt_run *r, const struct dt_check_opts *opts,
 			  const char *stale_why, int case_timeout,
 			  struct agreement *ag)
@@ -108,6 +134,7 @@ static void check_history(struct dt_run *r, const struct dt_check_opts *opts,
 		return;
 	}
 	dt_diag(r, "stale_bound", "%s", stale_why);
+	record_scratch_mkdir(r);
 	/* a search out of time is inconclusive, never the case's timeout */
 	co.deadline_ns = t0 + (uint64_t)case_timeout * 1000000000ull / 4;
 	rc = dt_check_history(&r->hist, &co, &res);
@@ -226,7 +253,9 @@ static void case_child(const struct dt_test *t, const struct dt_case *c,
 		 dt_short_hostname(), (int)getpid(), t->name, c->name);
 	if (dt_leader(&r)) {
 		dt_step_begin("mkdir", r.scratch);
+		r.scratch_made_ns[0] = dt_now_ns();
 		rc = tgt->ops->mkdir(r.conn, r.scratch);
+		r.scratch_made_ns[1] = dt_now_ns();
 		dt_step_end();
 		if (rc < 0)
 			dt_broken(&r, "mkdir scratch %s on %s: %s", r.scratch,

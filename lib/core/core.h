@@ -98,6 +98,8 @@ struct dt_run {
 	const struct dt_target *target;
 	struct dt_conn *conn;		/* the case's own connection */
 	char scratch[DT_PATH_MAX];	/* relative to the target root */
+	/* when this host made the scratch dir (start, end; 0: it did not) */
+	uint64_t scratch_made_ns[2];
 	int threads;			/* --threads or test default */
 	double duration;		/* --duration or test default */
 	long iterations;		/* --iterations: bound on loops */

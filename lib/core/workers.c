@@ -659,7 +659,11 @@ int dt_open(struct dt_worker *w, const char *path, int flags,
 ssize_t dt_pread(struct dt_worker *w, struct dt_file *f, void *buf,
 		 size_t len, uint64_t off)
 {
-	return RECORDED(w, DT_OP_READ, "", NULL, 0,
+	/* the request ("offset+length"), so the checker can compare reads */
+	char req[48];
+
+	snprintf(req, sizeof(req), "%llu+%zu", (unsigned long long)off, len);
+	return RECORDED(w, DT_OP_READ, "", req, 0,
 			(int)OPS(w)->pread(w->conn, f, buf, len, off));
 }
 

@@ -68,18 +68,6 @@ static const struct gap {
 	{ "oracle_same_answer", "is flagged", GUARD_NOTHING },
 	{ NULL, NULL, NULL },
 }, gaps[] = {
-	{ "oracle_race_own_rename", "widened", "the oracle is told the read began later than recorded (widen_ns); the checker takes the recorded times" },
-	/* errnos the checker takes as "no change" */
-	{ "oracle_race_dir_loop", "EINVAL for a vanished source", "rename EINVAL is taken as no change: a loser's EINVAL is legal when the client resolved the other directory's handle before it moved (the path model cannot say which answer a loser's source allows)" },
-	{ "oracle_race_dir_loop", "EXDEV loser", "rename EXDEV is taken as no change: the checker does not know mount boundaries (the oracle knows both names are in one scratch dir)" },
-	/* file data */
-	{ "oracle_race_open_reads", "empty read + long read", "the bytes a READ returns are file data: the checker judges that a read on an open file succeeds, not what it returns" },
-	/* the oracle knows a setup the history does not hold */
-	{ "oracle_rename_chain", "early", "the next name's earlier state is not in the history: unknown, may have held the file" },
-	{ "oracle_rename_chain", "never was", "a name with no recorded change may be a fixture: the checker cannot tell it from an invented one" },
-	{ "oracle_readdir", "invented", "a name with no recorded change may be a fixture: the checker cannot tell it from an invented one" },
-	{ "oracle_readdir", "grandchild", "a name with no recorded change may be a fixture: the checker cannot tell it from an invented one" },
-	{ "oracle_coherence_never", "prefix", "a name with no recorded change may be a fixture: the checker cannot tell it from an invented one" },
 	{ NULL, NULL, NULL },
 };
 

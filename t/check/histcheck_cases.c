@@ -841,6 +841,153 @@ static void own_changes_case(void)
 	      "a listing after its host's unlink may be stale");
 }
 
+/*
+ * fresh_creates: a directory the history made (its first change a
+ * successful MKDIR) was empty then, so a name right below it that nothing
+ * in the history makes is absent: finding or listing it is a violation.
+ * Without fresh_creates (a history that may miss setup) it is unknown.
+ */
+static void made_empty_cases(void)
+{
+	struct dt_history h = { 0 };
+	const struct dt_check_opts fresh = { .fresh_creates = true };
+
+	ev(&h, SETUP, DT_OP_MKDIR, "s", NULL, 0, 0, 0, 5);
+	ev_excl(&h, SETUP, "s/a", 0, 1, 6, 10);
+	ev(&h, 1, DT_OP_LOOKUP, "s/b", NULL, 0, 1, 20, 30);
+	judge(&h, &fresh, DT_CHECK_VIOLATION, "not linearizable", 2,
+	      "made empty: a name nothing made is found");
+
+	ev(&h, SETUP, DT_OP_MKDIR, "s", NULL, 0, 0, 0, 5);
+	ev_excl(&h, SETUP, "s/a", 0, 1, 6, 10);
+	ev(&h, 1, DT_OP_LOOKUP, "s/b", NULL, 0, 1, 20, 30);
+	judge(&h, &strict, DT_CHECK_CONSISTENT, NULL, NO_EVENT,
+	      "the same without fresh_creates: s/b may be a fixture");
+
+	ev(&h, SETUP, DT_OP_MKDIR, "s", NULL, 0, 0, 0, 5);
+	ev(&h, SETUP, DT_OP_MKDIR, "s/d", NULL, 0, 0, 6, 8);
+	ev_excl(&h, SETUP, "s/d/a", 0, 1, 9, 10);
+	ev_rd(&h, 1, "s/d", 2, 20, 30, "a:1,zz:9");
+	judge(&h, &fresh, DT_CHECK_VIOLATION, "not linearizable", 3,
+	      "made empty: a listing shows a name nothing made");
+
+	/* the NFS client's silly rename of an open, removed file */
+	ev(&h, SETUP, DT_OP_MKDIR, "s", NULL, 0, 0, 0, 5);
+	ev_excl(&h, SETUP, "s/a", 0, 1, 6, 10);
+	ev_rd(&h, 1, "s", 2, 20, 30, "a:1,.nfs000000000000000100000001:7");
+	judge(&h, &fresh, DT_CHECK_CONSISTENT, NULL, NO_EVENT,
+	      "made empty: a .nfs silly-rename entry is the client's own");
+
+	/* a name made by a create of the history may be found after it */
+	ev(&h, SETUP, DT_OP_MKDIR, "s", NULL, 0, 0, 0, 5);
+	ev(&h, 2, DT_OP_LOOKUP, "s/a", NULL, -ENOENT, 0, 6, 8);
+	ev_excl(&h, 1, "s/a", 0, 1, 10, 20);
+	ev(&h, 2, DT_OP_LOOKUP, "s/a", NULL, 0, 1, 15, 30);
+	ev(&h, 2, DT_OP_UNLINK, "s/b", NULL, -ENOENT, 0, 15, 30);
+	judge(&h, &fresh, DT_CHECK_CONSISTENT, NULL, NO_EVENT,
+	      "made empty: names made in it, and absent ones");
+
+	/* the first change is an unlink: something outside made it */
+	ev(&h, SETUP, DT_OP_MKDIR, "s", NULL, 0, 0, 0, 5);
+	ev(&h, 1, DT_OP_UNLINK, "s/a", NULL, 0, 0, 10, 20);
+	judge(&h, &fresh, DT_CHECK_VIOLATION, "not linearizable", 1,
+	      "made empty: an unlink of a name nothing made succeeds");
+
+	/* a directory renamed in: its names come with it (unknown) */
+	ev(&h, SETUP, DT_OP_MKDIR, "s", NULL, 0, 0, 0, 5);
+	ev(&h, 1, DT_OP_RENAME, "t", "s/m", 0, 0, 10, 20);
+	ev(&h, 1, DT_OP_LOOKUP, "s/m/old", NULL, 0, 4, 30, 40);
+	judge(&h, &fresh, DT_CHECK_CONSISTENT, NULL, NO_EVENT,
+	      "made empty: a directory renamed into it brings its names");
+
+	/* a directory made again (the first MKDIR failed): not made empty */
+	ev(&h, SETUP, DT_OP_MKDIR, "s", NULL, -EEXIST, 0, 0, 5);
+	ev(&h, 1, DT_OP_LOOKUP, "s/f", NULL, 0, 4, 30, 40);
+	judge(&h, &fresh, DT_CHECK_CONSISTENT, NULL, NO_EVENT,
+	      "made empty: not when the history's MKDIR found it there");
+}
+
+/*
+ * Errnos that need a reason.  EXDEV: two filesystems, impossible for
+ * names of one directory or of directories the history made in one.
+ * EINVAL from a plain rename: the target's directory inside the source,
+ * by path or by a rename of the history (a client that resolved the
+ * directory before it moved).
+ */
+static void errno_reason_cases(void)
+{
+	struct dt_history h = { 0 };
+
+	ev_excl(&h, SETUP, "s/a", 0, 1, 0, 10);
+	ev(&h, 1, DT_OP_RENAME, "s/a", "s/b", -EXDEV, 0, 20, 30);
+	judge(&h, &strict, DT_CHECK_VIOLATION, "EXDEV", 1,
+	      "rename EXDEV within one directory");
+
+	ev(&h, SETUP, DT_OP_MKDIR, "s/d", NULL, 0, 0, 0, 5);
+	ev_excl(&h, SETUP, "s/a", 0, 1, 0, 10);
+	ev(&h, 1, DT_OP_LINK, "s/a", "s/d/l", -EXDEV, 0, 20, 30);
+	judge(&h, &strict, DT_CHECK_VIOLATION, "EXDEV", 2,
+	      "link EXDEV into a directory made in the same one");
+
+	ev_excl(&h, SETUP, "s/a", 0, 1, 0, 10);
+	ev(&h, 1, DT_OP_RENAME, "s/a", "t/m/b", -EXDEV, 0, 20, 30);
+	judge(&h, &strict, DT_CHECK_CONSISTENT, NULL, NO_EVENT,
+	      "rename EXDEV to a directory of unknown origin: may be a mount");
+
+	ev(&h, SETUP, DT_OP_MKDIR, "s/A", NULL, 0, 0, 0, 5);
+	ev(&h, 1, DT_OP_RENAME, "s/A", "s/A/in", -EINVAL, 0, 20, 30);
+	judge(&h, &strict, DT_CHECK_CONSISTENT, NULL, NO_EVENT,
+	      "rename EINVAL: into itself by path");
+
+	ev(&h, SETUP, DT_OP_MKDIR, "s/A", NULL, 0, 0, 0, 5);
+	ev(&h, SETUP, DT_OP_MKDIR, "s/B", NULL, 0, 0, 0, 5);
+	ev(&h, 1, DT_OP_RENAME, "s/A", "s/B/a", 0, 0, 20, 30);
+	ev(&h, 2, DT_OP_RENAME, "s/B", "s/A/b", -EINVAL, 0, 21, 31);
+	judge(&h, &strict, DT_CHECK_CONSISTENT, NULL, NO_EVENT,
+	      "rename EINVAL: the target's directory moved into the source");
+
+	ev(&h, SETUP, DT_OP_MKDIR, "s/A", NULL, 0, 0, 0, 5);
+	ev(&h, SETUP, DT_OP_MKDIR, "s/B", NULL, 0, 0, 0, 5);
+	ev(&h, 1, DT_OP_RENAME, "s/A", "s/B/a", 0, 0, 20, 30);
+	ev(&h, 2, DT_OP_RENAME, "s/A", "s/B/c", -EINVAL, 0, 21, 31);
+	judge(&h, &strict, DT_CHECK_VIOLATION, "EINVAL", 3,
+	      "rename EINVAL where the source was moved away (ENOENT)");
+
+	ev(&h, SETUP, DT_OP_MKDIR, "s/A", NULL, 0, 0, 0, 5);
+	ev(&h, 2, DT_OP_RENAME, "s/A", "s/A", -EINVAL, 0, 21, 31);
+	judge(&h, &strict, DT_CHECK_CONSISTENT, NULL, NO_EVENT,
+	      "rename EINVAL of a name onto itself: not judged as a move");
+}
+
+/*
+ * File data under an open handle: no op of a history writes, so a READ
+ * with the request of the handle's first READ ("offset+length", as
+ * dt_pread records it) returns as many bytes.
+ */
+static void read_bytes_cases(void)
+{
+	struct dt_history h = { 0 };
+
+	ev_excl(&h, SETUP, "s/f", 0, 1, 0, 10);
+	ev(&h, 1, DT_OP_OPEN, "s/f", NULL, 0, 1, 20, 30);
+	ev(&h, 1, DT_OP_READ, "", "0+101", 100, 0, 40, 50);
+	ev(&h, 2, DT_OP_UNLINK, "s/f", NULL, 0, 0, 60, 70);
+	ev(&h, 1, DT_OP_READ, "", "0+101", 0, 0, 80, 90);
+	judge(&h, &strict, DT_CHECK_VIOLATION, "file data", 4,
+	      "read bytes: the same read of an open file returns 0 after an unlink");
+
+	ev_excl(&h, SETUP, "s/f", 0, 1, 0, 10);
+	ev(&h, 1, DT_OP_OPEN, "s/f", NULL, 0, 1, 20, 30);
+	ev(&h, 1, DT_OP_READ, "", "0+101", 100, 0, 40, 50);
+	ev(&h, 1, DT_OP_READ, "", "50+101", 50, 0, 60, 70);
+	ev(&h, 1, DT_OP_READ, "", "0+101", 100, 0, 80, 90);
+	ev(&h, 1, DT_OP_CLOSE, "", NULL, 0, 0, 91, 92);
+	ev(&h, 1, DT_OP_OPEN, "s/f", NULL, 0, 1, 93, 94);
+	ev(&h, 1, DT_OP_READ, "", "0+101", 7, 0, 95, 96);
+	judge(&h, &strict, DT_CHECK_CONSISTENT, NULL, NO_EVENT,
+	      "read bytes: other requests, and another open, are not compared");
+}
+
 int main(void)
 {
 	rename_cases();
@@ -857,5 +1004,8 @@ int main(void)
 	dir_loop_case();
 	skew_case();
 	own_changes_case();
+	made_empty_cases();
+	errno_reason_cases();
+	read_bytes_cases();
 	return done();
 }

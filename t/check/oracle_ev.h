@@ -25,6 +25,14 @@
 static struct dt_history *ev_last;
 
 /*
+ * How far the test widened ev_last's reads for its oracle
+ * (dt_history_widen_reads, as dt_run_workers does for a caching or
+ * multi-host run).  The exported history has them un-widened: the general
+ * checker gets the recorded times, as lib/core/case.c gives it.
+ */
+static uint64_t ev_widen_ns;
+
+/*
  * Write ev_last as "<dir>/<n>" (a bad history) or "<dir>/g<n>" (a good
  * one: checker_vs_oracles checks the checker does not flag those): the
  * test name, '\n', histio form
@@ -41,9 +49,11 @@ static inline void export_history(const char *name, bool good)
 	if (!dir || !ev_last)
 		return;
 	snprintf(path, sizeof(path), "%s/%s%03u", dir, good ? "g" : "", n++);
+	dt_history_widen_reads(ev_last, -(int64_t)ev_widen_ns);
 	if (dt_history_encode(ev_last, &buf, &len) < 0 ||
 	    !(f = fopen(path, "w")))
 		bail_out("export bad history to %s", path);
+	dt_history_widen_reads(ev_last, (int64_t)ev_widen_ns);
 	fprintf(f, "%s\n", name);
 	fwrite(buf, 1, len, f);
 	if (fclose(f))

@@ -10,6 +10,9 @@
 #define F0 "s/f.0.0"
 #define F1 "s/f.0.1"
 #define SIZE 5000
+/* a READ's request as dt_pread records it: offset 0, one byte more than
+ * the file holds (so a long file shows) */
+#define REQ "0+5001"
 
 /* thread t's timeline on file f, unlinked by the other thread at [40,50] */
 static void reader(struct dt_history *h, unsigned t, const char *f,
@@ -17,9 +20,9 @@ static void reader(struct dt_history *h, unsigned t, const char *f,
 {
 	ev(h, t, DT_OP_CREATE, f, NULL, 0, 0, 0, 5);
 	ev(h, t, DT_OP_OPEN, f, NULL, 0, 0, 10, 15);
-	ev(h, t, DT_OP_READ, "", NULL, SIZE, 0, 20, 30);
+	ev(h, t, DT_OP_READ, "", REQ, SIZE, 0, 20, 30);
 	ev(h, t ^ 1, DT_OP_UNLINK, f, NULL, 0, 0, 40, 50);
-	ev(h, t, DT_OP_READ, "", NULL, read_after, 0, 60, 70);
+	ev(h, t, DT_OP_READ, "", REQ, read_after, 0, 60, 70);
 	ev(h, t, DT_OP_CLOSE, "", NULL, 0, 0, 80, 90);
 }
 

@@ -45,13 +45,20 @@ int main(void)
 	       "  a NULL verdict still gets the count");
 	dt_history_free(&h);
 
-	/* widened reads: recorded 150 early, they began after the rename */
-	ev(&h, 0, DT_OP_LOOKUP, "s/b", NULL, -ENOENT, 0, 10, 20);
-	ev(&h, 0, DT_OP_RENAME, "s/a", "s/b", 0, 0, 100, 200);
-	bad = ev(&h, 1, DT_OP_LOOKUP, "s/a", NULL, 0, 5, 150, 360);
+	/*
+	 * widened reads, as dt_run_workers gives them: the lookup began
+	 * at 1300, after the rename; its start is moved 150 early
+	 */
+	ev(&h, 0, DT_OP_LOOKUP, "s/b", NULL, -ENOENT, 0, 1010, 1020);
+	ev(&h, 0, DT_OP_RENAME, "s/a", "s/b", 0, 0, 1100, 1200);
+	bad = ev(&h, 1, DT_OP_LOOKUP, "s/a", NULL, 0, 5, 1300, 1360);
+	dt_history_widen_reads(&h, 150);
+	ok(h.ev[bad].start_ns == 1150, "  the lookup now starts at 1150");
 	rc = dt_oracle_own_rename(&h, 150, &v);
+	ev_widen_ns = 150;
 	verdict_is(rc, &v, 1, bad, "after its own rename",
 		   "bad: a widened read is judged by when it really began");
+	ev_widen_ns = 0;
 	is_int(dt_oracle_own_rename(&h, 0, NULL), 1,
 	       "  without the widening it races the rename: nothing judged (1)");
 	dt_history_free(&h);
