@@ -89,7 +89,7 @@ int dt_oracle_alias(const struct dt_alias_seen *s, size_t n,
 			continue;
 		first = first_stat(s, n, st->host);
 		c = change_before(s, n, st);
-		same_id = st->fileid == first->fileid;
+		same_id = st->fileid == first->fileid && st->dev == first->dev;
 		same_attrs = !c || (st->size == c->size && st->nlink == c->nlink);
 		judged += c != NULL;
 		if (same_id && same_attrs)
@@ -102,11 +102,12 @@ int dt_oracle_alias(const struct dt_alias_seen *s, size_t n,
 		v->event = i;
 		if (!same_id) {
 			dt_say(v->what, "host %u: two fileids for the names "
-			       "of one file (%s and %s)", st->host,
-			       first->name, st->name);
-			dt_say(v->expected, "fileid %" PRIu64 " as %s",
-			       first->fileid, dt_alias_desc(first, t0, b2,
-							    sizeof(b2)));
+			       "of one file (%s and %s; dev %" PRIu64 " and %"
+			       PRIu64 ")", st->host, first->name, st->name,
+			       first->dev, st->dev);
+			dt_say(v->expected, "fileid %" PRIu64 " dev %" PRIu64
+			       " as %s", first->fileid, first->dev,
+			       dt_alias_desc(first, t0, b2, sizeof(b2)));
 		} else {
 			dt_say(v->what, "host %u: after its own change of the "
 			       "file through %s, a stat through %s shows "

@@ -36,12 +36,12 @@ struct dt_alias_seen {
 	 * true: an own change by host through name, done over [start, end]
 	 * (e.g. open, write, close, link): afterwards the file has size
 	 * bytes and nlink names.  false: a stat through name that answered
-	 * result (0 or -errno) and, when 0, fileid, size and nlink.
+	 * result (0 or -errno) and, when 0, fileid, dev, size, nlink.
 	 */
 	bool change;
 	int result;
 	char name[DT_EV_NAME];
-	uint64_t fileid;
+	uint64_t fileid, dev;		/* st_ino, st_dev */
 	uint64_t size;
 	uint32_t nlink;
 };
@@ -49,7 +49,8 @@ struct dt_alias_seen {
 /*
  * s[0..n): everything seen of ONE file (any hosts, any order).  Judges,
  * per host:
- *  - every successful stat of a name of the file gives the same fileid;
+ *  - every successful stat of a name of the file gives the same fileid
+ *    and device (st_ino, st_dev);
  *  - a stat that began after the host's own change returned shows the
  *    size and link count of that change (the latest such change; a stat
  *    that overlaps one of the host's changes is not judged: either state

@@ -131,6 +131,11 @@ int main(void)
 	stat_of(&l, 0, 1, "d0/a", 0, 14, 1003, 5, 300, 310);
 	rc = dt_oracle_alias(l.s, l.n, &v);
 	verdict_is(rc, &v, 1, bad, "two fileids", "bad: two fileids");
+	/* one fileid on two devices is two files too */
+	l.s[bad].fileid = 14;
+	l.s[bad].dev = 7;
+	rc = dt_oracle_alias(l.s, l.n, &v);
+	verdict_is(rc, &v, 1, bad, "dev 0 and 7", "bad: one fileid, two st_dev");
 
 	/* another host's own change is judged on that host alone */
 	l.n = 0;
