@@ -42,6 +42,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -159,7 +160,7 @@ static void change_file(struct dt_worker *w, long k, char *buf)
 	if (rc) {
 		dt_fail(r, "open", "0 (the file exists: this host found it)",
 			dt_strerr(rc), "open of %s to write it", name);
-		return;
+		goto failed;
 	}
 	/* the data is not what is judged: unrecorded, as in open_unlinked */
 	n = r->target->ops->pwrite(w->conn, f, buf, size, 0);
@@ -169,16 +170,21 @@ static void change_file(struct dt_worker *w, long k, char *buf)
 			dt_fmt("%s, close %s", n < 0 ? dt_strerr((int)n) :
 			       dt_fmt("%zd", n), dt_strerr(rc)),
 			"write of %s", name);
-		return;
+		goto failed;
 	}
 	rc = dt_link(w, name, extra);
 	if (rc) {
 		dt_fail(r, "link", "0 (the file exists, the new name not)",
 			dt_strerr(rc), "link %s to %s", name, extra);
-		return;
+		goto failed;
 	}
 	s.end_ns = dt_realtime_ns();
 	log_add(w, k, &s);
+	return;
+failed:
+	/* the verdict is in: end the run at the next round rather than
+	   fail the same way every round */
+	dt_workers_stop(r);
 }
 
 static void aliases(struct dt_worker *w)
@@ -186,9 +192,10 @@ static void aliases(struct dt_worker *w)
 	struct dt_run *r = w->run;
 	/* host h makes host h-1's file: every host is new to its own */
 	int owner = (r->host + r->nhosts - 1) % r->nhosts;
-	char name[DT_PATH_MAX], *buf = malloc(WRITE_BASE + MAX_ROUNDS);
+	char name[DT_PATH_MAX], *buf = NULL;
 
-	if (!buf)
+	/* the write's data: thread 0 alone changes the file */
+	if (w->id == 0 && !(buf = malloc(WRITE_BASE + MAX_ROUNDS)))
 		dt_broken(r, "worker %d: out of memory", w->gid);
 	for (long k = 0; k < MAX_ROUNDS && dt_worker_round(w, k); k++) {
 		if (w->id == 0)
@@ -217,7 +224,7 @@ static void run_links(struct dt_run *r)
 	struct dt_worker *s = dt_setup_worker(r);
 	struct dt_alias_seen *one;
 	struct dt_verdict v, first = { 0 };
-	long rounds = 0, bad_rounds = 0, unchanged = 0;
+	long rounds = 0, bad_rounds = 0, first_bad = -1, unchanged = 0;
 	int violations = 0;
 
 	if (dt_leader(r))
@@ -249,13 +256,19 @@ static void run_links(struct dt_run *r)
 		if (!dt_oracle_alias(one, n, &v))
 			continue;
 		violations += v.violations;
-		if (!bad_rounds++)
+		if (!bad_rounds++) {
 			first = v;
+			first_bad = k;
+		}
 	}
 	if (bad_rounds) {
 		first.violations = violations;
+		/* v.event indexes the round's list, not r->hist: the
+		   observed entry names the stat instead */
+		first.event = SIZE_MAX;
 		dt_fail_verdict(r, "one file, one client", &first);
-		dt_diag(r, "bad_rounds", "%ld of %ld", bad_rounds, rounds);
+		dt_diag(r, "bad_rounds", "%ld of %ld, the first: round %ld",
+			bad_rounds, rounds, first_bad);
 	}
 	dt_diag(r, "rounds", "%ld", rounds);
 	if (unchanged)
