@@ -28,6 +28,7 @@
 /* What a backend reports about a name. */
 struct dt_stat {
 	uint64_t fileid;	/* inode number / NFS fileid */
+	uint64_t dev;		/* st_dev / the NFS fsid: with fileid, which file */
 	uint32_t mode;		/* S_IFMT | permission bits */
 	uint32_t nlink;
 	uint64_t size;

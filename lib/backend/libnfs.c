@@ -482,6 +482,7 @@ static void fill_stat(struct dt_stat *st, const struct nfs_stat_64 *s)
 	if (!st)
 		return;
 	st->fileid = s->nfs_ino;
+	st->dev = s->nfs_dev;
 	st->mode = (uint32_t)s->nfs_mode;
 	st->nlink = (uint32_t)s->nfs_nlink;
 	st->size = s->nfs_size;
@@ -646,6 +647,7 @@ static void fill_stat3(struct dt_stat *st, const fattr3 *a)
 	if (!st)
 		return;
 	st->fileid = a->fileid;
+	st->dev = a->fsid;
 	st->mode = a->mode & 07777;
 	if ((unsigned)a->type < sizeof(type_bits) / sizeof(type_bits[0]))
 		st->mode |= type_bits[a->type];

@@ -61,6 +61,7 @@ static void fill_stat(const struct stat *s, struct dt_stat *st)
 	if (!st)
 		return;
 	st->fileid = s->st_ino;
+	st->dev = (uint64_t)s->st_dev;
 	st->mode = s->st_mode;
 	st->nlink = (uint32_t)s->st_nlink;
 	st->size = (uint64_t)s->st_size;
