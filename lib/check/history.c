@@ -218,15 +218,19 @@ void dt_history_put_name(FILE *f, const char *s)
 	}
 }
 
-static uint64_t history_t0(const struct dt_history *h)
+uint64_t dt_history_t0(const struct dt_history *h)
 {
-	uint64_t t0 = UINT64_MAX;
-	size_t i;
+	uint64_t t0 = UINT64_MAX, any = UINT64_MAX;
 
-	for (i = 0; i < h->n; i++)
-		if (h->ev[i].start_ns < t0)
-			t0 = h->ev[i].start_ns;
-	return h->n ? t0 : 0;
+	for (size_t i = 0; i < h->n; i++) {
+		const struct dt_event *e = &h->ev[i];
+
+		if (e->start_ns < any)
+			any = e->start_ns;
+		if (!(e->flags & DT_EVF_SCRATCH) && e->start_ns < t0)
+			t0 = e->start_ns;
+	}
+	return !h->n ? 0 : t0 != UINT64_MAX ? t0 : any;
 }
 
 void dt_history_put_head(FILE *f, const struct dt_history *h, size_t i,
@@ -277,7 +281,7 @@ static void put_event(FILE *f, const struct dt_history *h, size_t i,
 int dt_history_dump(const struct dt_history *h, const char *path)
 {
 	bool to_stdout;
-	uint64_t t0 = history_t0(h);
+	uint64_t t0 = dt_history_t0(h);
 	FILE *f;
 	size_t i;
 	int err = 0;

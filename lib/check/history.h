@@ -32,6 +32,8 @@ const char *dt_op_name(enum dt_opcode op);
 #define DT_EVF__ALL	0x0f	/* the bits a history may carry (histio) */
 /* harness-local, never shipped: the start was moved back (widen_reads) */
 #define DT_EVF_WIDENED	0x80
+/* harness-local: the case's scratch directory, made before its first op */
+#define DT_EVF_SCRATCH	0x40
 
 struct dt_event {
 	uint16_t host;		/* client host index (0 when alone) */
@@ -67,6 +69,12 @@ void dt_history_sort(struct dt_history *h);
  * caching client is allowed.  Keeps the history sorted by start.
  */
 void dt_history_widen_reads(struct dt_history *h, int64_t ns);
+/*
+ * The origin of the relative times in evidence (dumps, verdicts): the
+ * earliest start, the scratch directory's MKDIR (DT_EVF_SCRATCH) aside, so
+ * a verdict given before that event was added reads like the dump.
+ */
+uint64_t dt_history_t0(const struct dt_history *h);
 /* Write the history as text lines (one event per line) for evidence. */
 int dt_history_dump(const struct dt_history *h, const char *path);
 

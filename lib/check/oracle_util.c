@@ -26,10 +26,7 @@ void dt_judge_init(struct dt_judge *j, const struct dt_history *h,
 	j->h = h;
 	j->v = v;
 	/* the origin dt_history_dump uses, so the numbers can be found */
-	j->t0 = h->n ? UINT64_MAX : 0;
-	for (size_t i = 0; i < h->n; i++)
-		if (h->ev[i].start_ns < j->t0)
-			j->t0 = h->ev[i].start_ns;
+	j->t0 = dt_history_t0(h);
 }
 
 bool dt_judge_flag(struct dt_judge *j, size_t ev)

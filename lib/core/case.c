@@ -97,6 +97,7 @@ static void record_scratch_mkdir(struct dt_run *r)
 {
 	struct dt_event e = {
 		.host = (uint16_t)r->host, .thread = 0xffff, .op = DT_OP_MKDIR,
+		.flags = DT_EVF_SCRATCH,
 		.start_ns = r->scratch_made_ns[0],
 		.end_ns = r->scratch_made_ns[1],
 	};
