@@ -1063,6 +1063,19 @@ static int handle_key_cmp(const void *x, const void *y)
  * write, so a READ with the request ("offset+length", name2) of the
  * handle's first READ returns as many bytes as that one did.
  */
+/* a READ or CLOSE (event ev) on the handle OPEN open broke the model */
+static void handle_violation(struct ctx *C, size_t open, size_t ev,
+			     const char *what, const char *exp)
+{
+	char obs[DT_EVLEN];
+
+	/* the counterexample shows the OPEN of the earliest such op */
+	if (C->direct.violations == 0 || ev < C->direct.event)
+		C->direct_open = open;
+	direct(C, ev, what, exp,
+	       dt_judge_evdesc(&C->judge, ev, obs, sizeof(obs)));
+}
+
 static int judge_handles(struct ctx *C)
 {
 	const struct dt_history *h = C->h;
@@ -1116,12 +1129,7 @@ static int judge_handles(struct ctx *C)
 				 "name (opened by %s)",
 				 dt_judge_evdesc(&C->judge, open, obs,
 						 sizeof(obs)));
-			if (C->direct.violations == 0 ||
-			    k[i].ev < C->direct.event)
-				C->direct_open = open;
-			direct(C, k[i].ev, what, exp,
-			       dt_judge_evdesc(&C->judge, k[i].ev, obs,
-					       sizeof(obs)));
+			handle_violation(C, open, k[i].ev, what, exp);
 		} else if (e->op == DT_OP_READ && e->name2[0] &&
 			   first_read == NONE) {
 			first_read = k[i].ev;
@@ -1138,12 +1146,7 @@ static int judge_handles(struct ctx *C)
 				 h->ev[first_read].result,
 				 dt_judge_evdesc(&C->judge, first_read, obs,
 						 sizeof(obs)));
-			if (C->direct.violations == 0 ||
-			    k[i].ev < C->direct.event)
-				C->direct_open = open;
-			direct(C, k[i].ev, what, exp,
-			       dt_judge_evdesc(&C->judge, k[i].ev, obs,
-					       sizeof(obs)));
+			handle_violation(C, open, k[i].ev, what, exp);
 		}
 		if (e->op == DT_OP_CLOSE)
 			open = first_read = NONE;
