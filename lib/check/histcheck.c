@@ -3127,6 +3127,13 @@ int dt_check_history(const struct dt_history *h, const struct dt_check_opts *o,
 					     DT_CHECK_INCONCLUSIVE;
 		if (cp->status == DT_CHECK_VIOLATION) {
 			res->violating++;
+			/* the op the search could not place, for whoever
+			   counts violations by kind (core/failsum.c): each
+			   bad component told, not only the one shrunk below */
+			if (C.S.blocked != NONE)
+				dt_judge_tell(&C.judge,
+					      C.cops[cp->off +
+						     C.pos[C.S.blocked]].ev);
 			/* the component whose earliest op comes first */
 			if (first_bad == NONE ||
 			    C.cops[cp->off].ev < C.cops[C.comps[first_bad].off].ev)

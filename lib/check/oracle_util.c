@@ -29,12 +29,17 @@ void dt_judge_init(struct dt_judge *j, const struct dt_history *h,
 	j->t0 = dt_history_t0(h);
 }
 
+void dt_judge_tell(const struct dt_judge *j, size_t ev)
+{
+	if (violation_hook && violation_hook->flag)
+		violation_hook->flag(violation_hook->arg, j->h, ev);
+}
+
 bool dt_judge_flag(struct dt_judge *j, size_t ev)
 {
 	struct dt_verdict *v = j->v;
 
-	if (violation_hook && violation_hook->flag)
-		violation_hook->flag(violation_hook->arg, j->h, ev);
+	dt_judge_tell(j, ev);
 	v->violations++;
 	if (v->violations == 1 || ev < v->event) {
 		v->event = ev;

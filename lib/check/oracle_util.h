@@ -40,6 +40,13 @@ void dt_judge_init(struct dt_judge *j, const struct dt_history *h,
 bool dt_judge_flag(struct dt_judge *j, size_t ev);
 
 /*
+ * Tell the violation hook about one more violation at event ev without
+ * counting it in the verdict: for a judge that counts its violations
+ * itself (the history checker: one per component whose search failed).
+ */
+void dt_judge_tell(const struct dt_judge *j, size_t ev);
+
+/*
  * Out of memory: count a violation and return -ENOMEM, so that a caller
  * looking only at v->violations cannot mistake "could not judge" for
  * "consistent".

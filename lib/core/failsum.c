@@ -85,7 +85,10 @@ static void count_in(struct kind *tab, int *n, int max, long *other,
 		if (!strcmp(tab[i].key, key))
 			k = &tab[i];
 	if (!k && *n < max) {
+		/* a slot of the pending table is used again by the next
+		   oracle: nothing of its last kind may stay */
 		k = &tab[(*n)++];
+		memset(k, 0, sizeof(*k));
 		snprintf(k->key, sizeof(k->key), "%s", key);
 		snprintf(k->first, sizeof(k->first), "%s", example);
 	}

@@ -217,6 +217,12 @@ ok "$(t '[ $RC = 64 ] && [ "$(err_lines)" = 1 ] && grep -q "batch needs --klab" 
 run "lab/multihost --batch, an unknown test" "$root/lab/multihost" --klab v3ac --batch "$tmp/b" lookup_storm,no_such_test.x
 ok "$(t '[ $RC = 64 ] && [ "$(err_lines)" = 1 ] && grep -q "no test program .*/no_such_test$" "$tmp/err" && [ ! -e "$tmp/b" ]')" \
 	"lab/multihost --batch with an unknown test (TEST.CASE): exit 64 before anything runs"
+run "lab/multihost --lanes 0" "$root/lab/multihost" --klab v3ac --batch "$tmp/b" --lanes 0 lookup_storm,create_race
+ok "$(t '[ $RC = 64 ] && [ "$(err_lines)" = 1 ] && grep -q "lanes .0.: a number" "$tmp/err"')" "lab/multihost --lanes 0: exit 64, one line"
+run "lab/multihost --lanes without --batch" "$root/lab/multihost" --klab v3ac --lanes 2 lookup_storm
+ok "$(t '[ $RC = 64 ] && [ "$(err_lines)" = 1 ] && grep -q "lanes needs --batch" "$tmp/err"')" "lab/multihost --lanes without --batch: exit 64, one line"
+run "lab/kmutation --lanes x" "$root/lab/kmutation" --lanes x
+ok "$(t '[ $RC = 64 ] && [ "$(err_lines)" = 1 ] && grep -q "lanes .x.: tests side" "$tmp/err"')" "lab/kmutation --lanes x: exit 64, one line"
 run "lab/kmutation --sweep x" "$root/lab/kmutation" --sweep x
 ok "$(t '[ $RC = 64 ] && [ "$(err_lines)" = 1 ]')" "lab/kmutation --sweep x: exit 64, one line"
 run "lab/kmutation --sweep-only --sweep 0" "$root/lab/kmutation" --sweep-only --sweep 0
