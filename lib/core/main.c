@@ -52,9 +52,12 @@ static bool tags_match(const struct dt_test *t, const char *want)
  * The tag vocabulary.  Selecting by a tag nobody uses would silently run
  * nothing, so an unknown tag is a usage error, and so is a test that
  * declares one (caught by every --list, i.e. by the runners).
+ * mount-counters: the test counts its mount's operations on the wire
+ * (/proc/self/mountstats), so no other test may use that mount on that
+ * host meanwhile (lab/kmutation runs it alone, after tests side by side).
  */
 static const char known_tags[] =
-	"quick slow race coherence perf kernel-only "
+	"quick slow race coherence perf kernel-only mount-counters "
 	"lookup rename unlink readdir create link mkdir";
 
 static bool tag_known(const char *tag, size_t len)

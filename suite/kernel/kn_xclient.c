@@ -697,7 +697,7 @@ static const struct dt_test test = {
 	.name = "kn_xclient",
 	.desc = "two kernel clients: staleness within the mount options, no "
 		"ESTALE, readdir under remote churn, one LOOKUP per storm",
-	.tags = "kernel-only coherence readdir lookup",
+	.tags = "kernel-only coherence readdir lookup mount-counters",
 	.needs = DT_NEED_POSIX,
 	.threads = 8,
 	.duration = 3,

@@ -221,6 +221,8 @@ run "lab/multihost --lanes 0" "$root/lab/multihost" --klab v3ac --batch "$tmp/b"
 ok "$(t '[ $RC = 64 ] && [ "$(err_lines)" = 1 ] && grep -q "lanes .0.: a number" "$tmp/err"')" "lab/multihost --lanes 0: exit 64, one line"
 run "lab/multihost --lanes without --batch" "$root/lab/multihost" --klab v3ac --lanes 2 lookup_storm
 ok "$(t '[ $RC = 64 ] && [ "$(err_lines)" = 1 ] && grep -q "lanes needs --batch" "$tmp/err"')" "lab/multihost --lanes without --batch: exit 64, one line"
+run "lab/multihost --solo without --batch" "$root/lab/multihost" --klab v3ac --solo kn_xclient lookup_storm
+ok "$(t '[ $RC = 64 ] && [ "$(err_lines)" = 1 ] && grep -q "solo needs --batch" "$tmp/err"')" "lab/multihost --solo without --batch: exit 64, one line"
 run "lab/kmutation --lanes x" "$root/lab/kmutation" --lanes x
 ok "$(t '[ $RC = 64 ] && [ "$(err_lines)" = 1 ] && grep -q "lanes .x.: tests side" "$tmp/err"')" "lab/kmutation --lanes x: exit 64, one line"
 run "lab/kmutation --sweep x" "$root/lab/kmutation" --sweep x
