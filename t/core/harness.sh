@@ -14,8 +14,8 @@ ok() { n=$((n + 1)); if [ "$1" = 0 ]; then echo "ok $n - $2"; else echo "not ok 
 echo "1..18"
 
 # usage errors: 64, target errors: 65, before anything is touched
-"$bin" --target "$tmp" --threads 0 >/dev/null 2>"$tmp.err"; rc=$?
-ok $(( rc == 64 ? 0 : 1 )) "--threads 0 exits 64"; ok $(( rc == 64 && $(grep -c 'threads' "$tmp.err") == 1 ? 0 : 1 )) "... with one line naming the option"
+"$bin" --target "$tmp" --threads 0 >/dev/null 2>"$tmp/threads.err"; rc=$?
+ok $(( rc == 64 ? 0 : 1 )) "--threads 0 exits 64"; ok $(( rc == 64 && $(grep -c 'threads' "$tmp/threads.err") == 1 ? 0 : 1 )) "... with one line naming the option"
 "$bin" --target "$tmp" --duration -1 >/dev/null 2>&1; ok $(( $? == 64 ? 0 : 1 )) "--duration -1 exits 64"
 "$bin" --target "$tmp" --case nosuch >/dev/null 2>&1; ok $(( $? == 64 ? 0 : 1 )) "unknown case exits 64"
 "$bin" --target "$tmp" --tags nosuch >/dev/null 2>&1; ok $(( $? == 64 ? 0 : 1 )) "unknown tag exits 64"
