@@ -1053,16 +1053,6 @@ static int handle_key_cmp(const void *x, const void *y)
 	return a->ev < b->ev ? -1 : a->ev > b->ev;
 }
 
-/*
- * A READ or CLOSE on a file its thread opened must not fail, whatever
- * happened to the name meanwhile (POSIX: an open file outlives its
- * name).  The events carry no handle: a thread's READ and CLOSE act on its
- * latest successful OPEN not yet closed (the tests hold one file open per
- * thread), in the thread's own order, which is by end time (a caching
- * client's widened OPEN keeps its end).  Bytes: the histories record no
- * write, so a READ with the request ("offset+length", name2) of the
- * handle's first READ returns as many bytes as that one did.
- */
 /* a READ or CLOSE (event ev) on the handle OPEN open broke the model */
 static void handle_violation(struct ctx *C, size_t open, size_t ev,
 			     const char *what, const char *exp)
@@ -1076,6 +1066,16 @@ static void handle_violation(struct ctx *C, size_t open, size_t ev,
 	       dt_judge_evdesc(&C->judge, ev, obs, sizeof(obs)));
 }
 
+/*
+ * A READ or CLOSE on a file its thread opened must not fail, whatever
+ * happened to the name meanwhile (POSIX: an open file outlives its
+ * name).  The events carry no handle: a thread's READ and CLOSE act on its
+ * latest successful OPEN not yet closed (the tests hold one file open per
+ * thread), in the thread's own order, which is by end time (a caching
+ * client's widened OPEN keeps its end).  Bytes: the histories record no
+ * write, so a READ with the request ("offset+length", name2) of the
+ * handle's first READ returns as many bytes as that one did.
+ */
 static int judge_handles(struct ctx *C)
 {
 	const struct dt_history *h = C->h;
