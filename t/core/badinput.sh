@@ -233,6 +233,8 @@ run "lab/kmutation --smp 2 on UML" "$root/lab/kmutation" --smp 2
 ok "$(t '[ $RC = 64 ] && [ "$(err_lines)" = 1 ] && grep -q "smp needs --vm qemu" "$tmp/err"')" "lab/kmutation --smp without --vm qemu: exit 64, one line"
 run "lab/kmutation --vm qemu, a built-in mutant" "$root/lab/kmutation" --vm qemu --tests lookup_storm --mutants vfs-dirseq-noretry
 ok "$(t '[ $RC = 64 ] && [ "$(err_lines)" = 1 ] && grep -q "a module cannot carry it" "$tmp/err"')" "lab/kmutation --vm qemu with a VFS mutant: exit 64, one line"
+run "lab/kmutation, a mutant not in DT_KERNEL_MUTANTS" env DT_KERNEL_MUTANTS=lab/kernel/sleep-controls "$root/lab/kmutation" --tests lookup_storm --mutants vfs-inlookup-braino
+ok "$(t '[ $RC = 64 ] && [ "$(err_lines)" = 1 ] && grep -q "sleep-controls/vfs-inlookup-braino.patch" "$tmp/err"')" "lab/kmutation: a mutant not in DT_KERNEL_MUTANTS: exit 64, one line"
 run "lab/kernel/nfs-modules, a built-in mutant" "$root/lab/kernel/nfs-modules" --mutant vfs-dirseq-noretry
 ok "$(t '[ $RC = 2 ] && [ "$(err_lines)" = 1 ] && grep -q "a module cannot carry it" "$tmp/err"')" "lab/kernel/nfs-modules --mutant of built-in code: exit 2, one line"
 
