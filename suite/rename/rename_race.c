@@ -8,6 +8,16 @@
  * winner's name only (same fileid), src.k is gone, the losers' names were
  * never made.
  *
+ * one_client: as one_source, but in each round only the workers of one
+ * client race (the clients take turns: round k is client k % hosts's),
+ * and that client made src.k, so its racers share the client's one cached
+ * dentry for the name.  In one_source the other clients' renames reach
+ * the server too: when one of them wins, every racer on the client that
+ * made the name loses with ENOENT and a same-client race (two renames of
+ * one dentry on one kernel client) has nothing to show.  Here the winner
+ * is always on the racing client.  The other clients only look: after the
+ * round their worker 0 looks src.k up (gone, within their stale bound).
+ *
  * dir_loop: each round gid 0 makes directories A.k and B.k side by side;
  * even workers rename A.k to B.k/a.<gid>, odd ones B.k to A.k/b.<gid>, all
  * at once.  Done one after the other, the first succeeds and the second
@@ -59,14 +69,18 @@ static int nworkers(const struct dt_run *r)
 	return r->threads < 2 ? 2 : r->threads;
 }
 
-/* rounds played: gid 0 (host 0, worker 0) renames once in each */
-static long count_rounds(const struct dt_run *r)
+/*
+ * Rounds played: worker 0 of host 0 renames once in each; in one_client
+ * (any_host) worker 0 of the racing client does, one client a round.
+ */
+static long count_rounds(const struct dt_run *r, bool any_host)
 {
 	long n = 0;
 
 	for (size_t i = 0; i < r->hist.n; i++)
 		n += r->hist.ev[i].op == DT_OP_RENAME &&
-		     r->hist.ev[i].host == 0 && r->hist.ev[i].thread == 0;
+		     (any_host || r->hist.ev[i].host == 0) &&
+		     r->hist.ev[i].thread == 0;
 	return n;
 }
 
@@ -147,15 +161,13 @@ static void one_source_worker(struct dt_worker *w)
 	}
 }
 
-static void run_one_source(struct dt_run *r)
+/* each round's src.k: one winner, whoever raced for it */
+static void judge_one_source(struct dt_run *r, long rounds, const char *oracle)
 {
 	char src[DT_PATH_MAX];
 	struct tally t = { 0 };
 	struct dt_verdict v;
-	long rounds;
 
-	dt_run_workers(r, nworkers(r), one_source_worker, NULL);
-	rounds = count_rounds(r);
 	for (long k = 0; k < rounds; k++) {
 		dt_pathbuf(r, src, sizeof(src), "src.%ld", k);
 		if (!made(r, DT_OP_CREATE, src))
@@ -163,10 +175,50 @@ static void run_one_source(struct dt_run *r)
 		tally_add(&t, dt_oracle_rename_one_source(&r->hist, src, &v),
 			  &v);
 	}
-	tally_report(r, &t, "one rename winner", rounds);
+	tally_report(r, &t, oracle, rounds);
 	dt_diag(r, "rounds", "%ld", rounds);
 	if (!rounds)
 		dt_broken(r, "no round ran");
+}
+
+static void run_one_source(struct dt_run *r)
+{
+	dt_run_workers(r, nworkers(r), one_source_worker, NULL);
+	judge_one_source(r, count_rounds(r, false), "one rename winner");
+}
+
+/* ---- one_client ----------------------------------------------------------- */
+
+static void one_client_worker(struct dt_worker *w)
+{
+	const int nhosts = w->ngworkers / w->nworkers;
+	const int host = w->gid / w->nworkers;
+	const long rounds = max_rounds(w, 3);
+	char src[DT_PATH_MAX], dst[DT_PATH_MAX];
+
+	for (long k = 0; k < rounds && dt_worker_round(w, k); k++) {
+		bool racing = k % nhosts == host;
+
+		dt_pathbuf(w->run, src, sizeof(src), "src.%ld", k);
+		dt_pathbuf(w->run, dst, sizeof(dst), "dst.%ld.%d", k, w->gid);
+		if (racing && w->id == 0)
+			create_for_round(w, src);
+		round_sync(w, k);
+		if (racing)
+			dt_rename(w, src, dst);
+		round_sync(w, k);
+		if (w->id == 0)
+			dt_lookup(w, src, NULL);
+		if (racing)
+			dt_lookup(w, dst, NULL);
+	}
+}
+
+static void run_one_client(struct dt_run *r)
+{
+	dt_run_workers(r, nworkers(r), one_client_worker, NULL);
+	judge_one_source(r, count_rounds(r, true),
+			 "one rename winner on one client");
 }
 
 /* ---- dir_loop ------------------------------------------------------------- */
@@ -217,7 +269,7 @@ static void run_dir_loop(struct dt_run *r)
 	long rounds;
 
 	dt_run_workers(r, nworkers(r), dir_loop_worker, NULL);
-	rounds = count_rounds(r);
+	rounds = count_rounds(r, false);
 	for (long k = 0; k < rounds; k++) {
 		dt_pathbuf(r, a, sizeof(a), "A.%ld", k);
 		dt_pathbuf(r, b, sizeof(b), "B.%ld", k);
@@ -275,7 +327,7 @@ static void run_into_self(struct dt_run *r)
 	long rounds;
 
 	dt_run_workers(r, nworkers(r), into_self_worker, NULL);
-	rounds = count_rounds(r);
+	rounds = count_rounds(r, false);
 	if (dt_oracle_no_move_into_self(&r->hist, &v))
 		dt_fail_verdict(r, "no move into itself", &v);
 	if (dt_oracle_name_lifetime(&r->hist, &v))
@@ -322,7 +374,7 @@ static void run_noreplace(struct dt_run *r)
 	if (!rc)
 		dt_skip(r, "RENAME_NOREPLACE unsupported: %s", why);
 	dt_run_workers(r, nworkers(r), noreplace_worker, NULL);
-	rounds = count_rounds(r);
+	rounds = count_rounds(r, false);
 	for (long k = 0; k < rounds; k++) {
 		dt_pathbuf(r, dst, sizeof(dst), "dst.%ld", k);
 		tally_add(&t, dt_oracle_one_winner(&r->hist, DT_OP_RENAME, dst,
@@ -338,6 +390,7 @@ static void run_noreplace(struct dt_run *r)
 
 static const struct dt_case cases[] = {
 	{ "one_source", run_one_source },
+	{ "one_client", run_one_client },
 	{ "dir_loop", run_dir_loop },
 	{ "into_self", run_into_self },
 	{ "noreplace", run_noreplace },
@@ -346,7 +399,7 @@ static const struct dt_case cases[] = {
 
 static const struct dt_test test = {
 	.name = "rename_race",
-	.desc = "racing renames: one winner of one source; no directory loop; never into itself; one no-replace winner per target",
+	.desc = "racing renames: one winner of one source, among all clients and among one client's workers; no directory loop; never into itself; one no-replace winner per target",
 	.tags = "quick race rename",
 	.threads = 4,
 	.duration = 2,
