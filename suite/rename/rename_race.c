@@ -191,13 +191,12 @@ static void run_one_source(struct dt_run *r)
 
 static void one_client_worker(struct dt_worker *w)
 {
-	const int nhosts = w->ngworkers / w->nworkers;
-	const int host = w->gid / w->nworkers;
+	const struct dt_run *r = w->run;
 	const long rounds = max_rounds(w, 3);
 	char src[DT_PATH_MAX], dst[DT_PATH_MAX];
 
 	for (long k = 0; k < rounds && dt_worker_round(w, k); k++) {
-		bool racing = k % nhosts == host;
+		bool racing = r->host == (int)(k % r->nhosts);
 
 		dt_pathbuf(w->run, src, sizeof(src), "src.%ld", k);
 		dt_pathbuf(w->run, dst, sizeof(dst), "dst.%ld.%d", k, w->gid);
